@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# Boot one built cell in QEMU and judge it from the console text.
+#
+#   boot.sh [--cell-dir DIR] TREE VARIANT CELL
+#
+# Input: the cell's kernel image (uImage on ARM), DTB if any, and the
+# guest's initramfs from build.sh. Output: DIR/boot.log (the console),
+# DIR/verdict.json and the traces the guest printed. The verdict comes
+# from nmx judge reading boot.log, never from QEMU's exit status.
+# Exit: 0 PASS, 1 TEST_FAIL/BOOT_FAIL/TIMEOUT, 2 infrastructure.
+set -euo pipefail
+
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/scripts/lib.sh"
+
+usage() {
+	echo "usage: $0 [--cell-dir DIR] TREE VARIANT CELL" >&2
+	exit 2
+}
+
+# KVM only when it is the guest's own architecture and a real boot under
+# it reaches the kernel's panic for a missing init; TCG otherwise. Here
+# /dev/kvm exists but KVM guests abort or hang, so never assume it.
+probe_accel() {
+	local kernel=$1 probe_log=$2 host
+	host=$(uname -m)
+	case ${NMX_ACCEL:-auto} in
+	tcg | kvm) echo "$NMX_ACCEL" && return ;;
+	esac
+	if [ "$NMX_QEMU_BINARY" != "qemu-system-$host" ] || [ ! -w /dev/kvm ]; then
+		echo tcg
+		return
+	fi
+	rm -f "$probe_log"
+	timeout -k 2 15 "$NMX_QEMU_BINARY" -accel kvm -M q35 -cpu host -m 256M \
+		-display none -monitor none -no-reboot -serial "file:$probe_log" \
+		-kernel "$kernel" -append "console=ttyS0 panic=-1 rdinit=/nmx-probe" \
+		>/dev/null 2>&1 || true
+	if grep -q 'Kernel panic' "$probe_log" 2>/dev/null; then
+		echo kvm
+	else
+		echo tcg
+	fi
+}
+
+main() {
+	local cell_dir='' kernel dtb_args=() initrd accel rc=0 timed_out=() t0 secs
+	local -a cmd
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--cell-dir) cell_dir=$2; shift 2 ;;
+		-*) usage ;;
+		*) break ;;
+		esac
+	done
+	[ $# -eq 3 ] || usage
+	load_cell "$1" "$2" "$3" || exit 2
+	set_work_dirs
+	cell_dir=${cell_dir:-$NMX_TOP/results/scratch/$NMX_TREE-$NMX_VARIANT/$NMX_CELL}
+	mkdir -p "$cell_dir"
+	cell_dir=$(cd "$cell_dir" && pwd)
+
+	t0=$(date +%s.%N)
+	if ! command -v "$NMX_QEMU_BINARY" >/dev/null; then
+		record_stage "$cell_dir" boot INFRA_FAIL 0 "$NMX_QEMU_BINARY missing"
+		err "$NMX_QEMU_BINARY missing (run ./matrix.sh, which installs it)"
+		exit 2
+	fi
+	kernel=$NMX_OUT/$NMX_KERNEL_IMAGE
+	[ -n "$NMX_UIMAGE_LOAD" ] && kernel=$NMX_OUT/uImage
+	[ -n "$NMX_DTB" ] && dtb_args=(--dtb "$NMX_OUT/$NMX_DTB")
+	initrd=$NMX_OUT/nmx-guest/initramfs.cpio
+	if [ ! -f "$kernel" ] || [ ! -f "$initrd" ]; then
+		record_stage "$cell_dir" boot INFRA_FAIL 0 "not built: $kernel or $initrd missing (run build.sh)"
+		exit 2
+	fi
+	accel=$(probe_accel "$kernel" "$cell_dir/accel-probe.log")
+	record_meta "$cell_dir" accelerator "$accel"
+	record_meta "$cell_dir" qemu_version "$("$NMX_QEMU_BINARY" --version | head -n 1)"
+
+	mapfile -d '' cmd < <(nmx qemu-cmd --cell "$NMX_CELL" --kernel "$kernel" \
+		--initrd "$initrd" "${dtb_args[@]}" --accel "$accel" \
+		--log "$cell_dir/boot.log")
+	[ "${#cmd[@]}" -gt 0 ] || exit 2
+	printf '# boot (QEMU is killed after %ss); the log is %s\n' \
+		"$NMX_BOOT_TIMEOUT" "$cell_dir/boot.log" >>"$cell_dir/reproduce.sh"
+	record_command "$cell_dir" timeout -k 5 "$NMX_BOOT_TIMEOUT" "${cmd[@]}"
+	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot with $accel, timeout ${NMX_BOOT_TIMEOUT}s"
+	rm -f "$cell_dir/boot.log"
+	timeout -k 5 "$NMX_BOOT_TIMEOUT" "${cmd[@]}" >"$cell_dir/qemu.log" 2>&1 || rc=$?
+	secs=$(seconds_since "$t0")
+	# 124: timeout sent TERM; 137: it had to KILL.
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		timed_out=(--timed-out)
+	fi
+	touch "$cell_dir/boot.log"
+	record_command "$cell_dir" "$NMX_BIN" judge --log "$cell_dir/boot.log" \
+		--out "$cell_dir" "${timed_out[@]}"
+	rc=0
+	nmx judge --log "$cell_dir/boot.log" --out "$cell_dir" "${timed_out[@]}" \
+		>"$cell_dir/verdict.txt" || rc=$?
+	record_stage "$cell_dir" boot ok "$secs" "QEMU ${timed_out:+killed after timeout}${timed_out:-exited}"
+	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): $(cat "$cell_dir/verdict.txt")"
+	return "$rc"
+}
+
+main "$@"

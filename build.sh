@@ -1,0 +1,305 @@
+#!/usr/bin/env bash
+# Build one cell: prepare tree -> configure -> kernel -> guest.
+#
+#   build.sh [--stage NAME] [--cell-dir DIR] TREE VARIANT CELL
+#
+# Each stage reads the previous one's output on disk and writes its own,
+# so a stage can be rerun alone (--stage prepare|configure|kernel|guest).
+# Stage results go to DIR/stages.tsv (DIR defaults to a scratch results
+# directory); logs to DIR/build.log. Exit: 0 ok, 1 the cell failed
+# (PATCH_FAIL, CONFIG_FAIL, BUILD_FAIL), 2 infrastructure (INFRA_FAIL).
+set -euo pipefail
+
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/scripts/lib.sh"
+
+usage() {
+	echo "usage: $0 [--stage prepare|configure|kernel|guest|all] [--cell-dir DIR] TREE VARIANT CELL" >&2
+	exit 2
+}
+
+# fail STAGE STATUS SECONDS DETAIL: record and leave with the right code.
+fail() {
+	record_stage "$CELL_DIR" "$1" "$2" "$3" "$4"
+	err "$NMX_CELL: $1: $2: $4"
+	[ "$2" = INFRA_FAIL ] && exit 2
+	exit 1
+}
+
+need_tools() {
+	local tool missing=()
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
+	done
+	[ "${#missing[@]}" -eq 0 ] && return 0
+	fail "$STAGE" INFRA_FAIL 0 "missing tools: ${missing[*]} (run ./matrix.sh, which installs them)"
+}
+
+kmake() {
+	local cc="${NMX_CROSS_COMPILE}gcc"
+	make -C "$NMX_SRC" O="$NMX_OUT" ARCH="$NMX_ARCH" \
+		CROSS_COMPILE="$NMX_CROSS_COMPILE" CC="ccache $cc" \
+		HOSTCC="ccache gcc" KBUILD_BUILD_TIMESTAMP="$BUILD_TIMESTAMP" \
+		KBUILD_BUILD_USER=notrace-matrix KBUILD_BUILD_HOST=qemu "$@"
+}
+
+# The patches of this variant, in series order.
+variant_patches() {
+	local name skip
+	while read -r name; do
+		case $name in '' | '#'*) continue ;; esac
+		for skip in "${NMX_SKIP_PATCHES[@]}"; do
+			[ "$name" = "$skip" ] && continue 2
+		done
+		printf '%s\n' "$NMX_TOP/$NMX_SERIES_DIR/$name"
+	done <"$NMX_TOP/$NMX_SERIES_DIR/series"
+}
+
+# A pristine git copy of the Debian tree, one per package version.
+ensure_pristine() {
+	local tmp
+	[ -f "$PRISTINE.ok" ] && return 0
+	progress "$NMX_CELL: unpacking $NMX_TREE_TARBALL into $PRISTINE"
+	rm -rf "$PRISTINE" "$PRISTINE.tmp"
+	mkdir -p "$PRISTINE.tmp" || return 1
+	tar -xf "$NMX_TREE_TARBALL" -C "$PRISTINE.tmp" || return 1
+	tmp=$(find "$PRISTINE.tmp" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+	mv "$tmp" "$PRISTINE" || return 1
+	rm -rf "$PRISTINE.tmp"
+	# Debian's .gitignore ignores the whole top level: add with -f.
+	git -C "$PRISTINE" init -q &&
+		git -C "$PRISTINE" add -A -f &&
+		git -C "$PRISTINE" -c user.name=notrace-matrix \
+			-c user.email=notrace-matrix@localhost commit -q \
+			-m "$NMX_TREE_PACKAGE $PKG_VERSION (pristine)" &&
+		git -C "$PRISTINE" tag pristine &&
+		touch "$PRISTINE.ok"
+}
+
+stage_prepare() {
+	local stamp want patch t0
+	t0=$(date +%s.%N)
+	need_tools git tar xz dpkg-query
+	[ -r "$NMX_TREE_TARBALL" ] ||
+		fail prepare INFRA_FAIL 0 "$NMX_TREE_TARBALL missing (apt-get install $NMX_TREE_PACKAGE)"
+	ensure_pristine >>"$LOG" 2>&1 || fail prepare INFRA_FAIL "$(seconds_since "$t0")" "cannot unpack the tree (see build.log)"
+	if [ ! -e "$NMX_SRC/.git" ]; then
+		mkdir -p "$NMX_WORK"
+		git -C "$PRISTINE" worktree prune
+		git -C "$PRISTINE" worktree add -q --detach "$NMX_SRC" pristine >>"$LOG" 2>&1
+	fi
+	# The series state is the pristine commit plus each patch's content.
+	want=$({
+		git -C "$PRISTINE" rev-parse pristine
+		variant_patches | while read -r patch; do
+			basename "$patch"
+			cat "$patch"
+		done
+	} | sha256sum | cut -d' ' -f1)
+	stamp=$NMX_WORK/series.applied
+	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
+		[ -z "$(git -C "$NMX_SRC" status --porcelain --untracked-files=no)" ]; then
+		record_stage "$CELL_DIR" prepare ok "$(seconds_since "$t0")" "series already applied"
+		return 0
+	fi
+	rm -f "$stamp"
+	{
+		git -C "$NMX_SRC" am --abort || true
+		# Only files that differ are rewritten: the rebuild stays small.
+		git -C "$NMX_SRC" checkout -q -f --detach pristine
+	} >>"$LOG" 2>&1
+	while read -r patch; do
+		record_command "$CELL_DIR" git -C "$NMX_SRC" am "$patch"
+		if ! git -C "$NMX_SRC" -c user.name=notrace-matrix \
+			-c user.email=notrace-matrix@localhost am -q "$patch" >>"$LOG" 2>&1; then
+			{
+				echo "== $(basename "$patch") does not apply; the rejected hunk:"
+				git -C "$NMX_SRC" am --abort || true
+				git -C "$NMX_SRC" apply --check -v "$patch" || true
+			} >>"$LOG" 2>&1
+			fail prepare PATCH_FAIL "$(seconds_since "$t0")" "$(basename "$patch") does not apply (see build.log)"
+		fi
+	done < <(variant_patches)
+	echo "$want" >"$stamp"
+	record_stage "$CELL_DIR" prepare ok "$(seconds_since "$t0")" "$(variant_patches | wc -l) patch(es) applied"
+}
+
+stage_configure() {
+	local t0 requested=$CELL_DIR/requested.config
+	t0=$(date +%s.%N)
+	need_tools make gcc "${NMX_CROSS_COMPILE}gcc" ccache
+	[ -f "$NMX_WORK/series.applied" ] ||
+		fail configure INFRA_FAIL 0 "the tree is not prepared: run the prepare stage"
+	mkdir -p "$NMX_OUT"
+	nmx fragment --cell "$NMX_CELL" --common "$NMX_TOP/kconfig/common.config" \
+		-o "$requested" || fail configure INFRA_FAIL 0 "cannot write the requested fragment"
+	# Order: tinyconfig -> common -> cell -> matrix extras -> olddefconfig.
+	# Written to a scratch file and copied only when it changed, so an
+	# unchanged config does not make Kbuild look at every object again.
+	record_command "$CELL_DIR" make -C "$NMX_SRC" O="$NMX_OUT" ARCH="$NMX_ARCH" \
+		CROSS_COMPILE="$NMX_CROSS_COMPILE" tinyconfig
+	record_command "$CELL_DIR" env ARCH="$NMX_ARCH" CROSS_COMPILE="$NMX_CROSS_COMPILE" \
+		"$NMX_SRC/scripts/kconfig/merge_config.sh" -m -O "$NMX_OUT" \
+		"$NMX_OUT/.config" "$requested"
+	record_command "$CELL_DIR" make -C "$NMX_SRC" O="$NMX_OUT" ARCH="$NMX_ARCH" \
+		CROSS_COMPILE="$NMX_CROSS_COMPILE" olddefconfig
+	if ! {
+		[ -f "$NMX_OUT/.config" ] && cp "$NMX_OUT/.config" "$NMX_OUT/.config.nmx-prev"
+		kmake tinyconfig &&
+			ARCH="$NMX_ARCH" CROSS_COMPILE="$NMX_CROSS_COMPILE" \
+				"$NMX_SRC/scripts/kconfig/merge_config.sh" -m -O "$NMX_OUT" \
+				"$NMX_OUT/.config" "$requested" &&
+			kmake olddefconfig
+	} >>"$LOG" 2>&1; then
+		fail configure CONFIG_FAIL "$(seconds_since "$t0")" "make tinyconfig/olddefconfig failed (see build.log)"
+	fi
+	if [ -f "$NMX_OUT/.config.nmx-prev" ] && cmp -s "$NMX_OUT/.config" "$NMX_OUT/.config.nmx-prev"; then
+		# Same content: keep the old timestamp for Kbuild.
+		mv "$NMX_OUT/.config.nmx-prev" "$NMX_OUT/.config"
+	fi
+	rm -f "$NMX_OUT/.config.nmx-prev"
+	cp "$NMX_OUT/.config" "$CELL_DIR/config"
+	record_command "$CELL_DIR" "$NMX_BIN" config-check "$requested" "$NMX_OUT/.config"
+	if ! nmx config-check "$requested" "$NMX_OUT/.config" >"$CELL_DIR/config-check.txt"; then
+		cat "$CELL_DIR/config-check.txt" >>"$LOG"
+		fail configure CONFIG_FAIL "$(seconds_since "$t0")" \
+			"did not survive olddefconfig: $(grep -o '^CONFIG_[A-Za-z0-9_]*' "$CELL_DIR/config-check.txt" | tr '\n' ' ')"
+	fi
+	record_stage "$CELL_DIR" configure ok "$(seconds_since "$t0")" "$(cat "$CELL_DIR/config-check.txt")"
+}
+
+stage_kernel() {
+	local t0 image jobs
+	t0=$(date +%s.%N)
+	need_tools make "${NMX_CROSS_COMPILE}gcc" ccache bc flex bison
+	[ -f "$NMX_OUT/.config" ] || fail kernel INFRA_FAIL 0 "no .config: run the configure stage"
+	jobs=$(($(nproc) + 1))
+	record_command "$CELL_DIR" make -C "$NMX_SRC" O="$NMX_OUT" ARCH="$NMX_ARCH" \
+		CROSS_COMPILE="$NMX_CROSS_COMPILE" -j"$jobs" "${NMX_MAKE_TARGETS[@]}"
+	# One kernel build at a time on this machine, whoever starts it.
+	mkdir -p "$NMX_CACHE"
+	if ! (
+		flock 9
+		kmake -j"$jobs" "${NMX_MAKE_TARGETS[@]}" &&
+			kmake headers_install INSTALL_HDR_PATH="$NMX_OUT/nmx-headers"
+	) 9>"$NMX_CACHE/build.lock" >>"$LOG" 2>&1; then
+		fail kernel BUILD_FAIL "$(seconds_since "$t0")" "$(grep -m1 -E 'error:|Error [0-9]' "$LOG" || echo 'make failed (see build.log)')"
+	fi
+	image=$NMX_OUT/$NMX_KERNEL_IMAGE
+	[ -f "$image" ] || fail kernel BUILD_FAIL "$(seconds_since "$t0")" "no $NMX_KERNEL_IMAGE after make"
+	if [ -n "$NMX_UIMAGE_LOAD" ]; then
+		need_tools mkimage
+		record_command "$CELL_DIR" mkimage -A arm -O linux -T kernel -C none \
+			-a "$NMX_UIMAGE_LOAD" -e "$NMX_UIMAGE_LOAD" -n "notrace-matrix $NMX_CELL" \
+			-d "$image" "$NMX_OUT/uImage"
+		if [ ! "$NMX_OUT/uImage" -nt "$image" ]; then
+			mkimage -A arm -O linux -T kernel -C none -a "$NMX_UIMAGE_LOAD" \
+				-e "$NMX_UIMAGE_LOAD" -n "notrace-matrix $NMX_CELL" \
+				-d "$image" "$NMX_OUT/uImage" >>"$LOG" 2>&1 ||
+				fail kernel BUILD_FAIL "$(seconds_since "$t0")" "mkimage failed"
+		fi
+	fi
+	if [ -n "$NMX_DTB" ] && [ ! -f "$NMX_OUT/$NMX_DTB" ]; then
+		fail kernel BUILD_FAIL "$(seconds_since "$t0")" "no $NMX_DTB after make"
+	fi
+	record_meta "$CELL_DIR" kernel_image_bytes "$(stat -c %s "$image")"
+	record_meta "$CELL_DIR" vmlinux_bytes "$(stat -c %s "$NMX_OUT/vmlinux")"
+	record_stage "$CELL_DIR" kernel ok "$(seconds_since "$t0")" "$NMX_KERNEL_IMAGE"
+}
+
+stage_guest() {
+	local t0 dir=$NMX_OUT/nmx-guest cc="${NMX_CROSS_COMPILE}gcc"
+	local -a cmd
+	t0=$(date +%s.%N)
+	[ -d "$NMX_OUT/nmx-headers/include" ] ||
+		fail guest INFRA_FAIL 0 "no kernel headers: run the kernel stage"
+	mkdir -p "$dir"
+	# PID 1: freestanding, static, the tree's own nolibc; the cell's facts
+	# become macros so the guest can check it runs where the cell claims.
+	cmd=("$cc" -Os -static -nostdlib -fno-stack-protector
+		-fno-asynchronous-unwind-tables -Wall -Wextra -Wno-unused-parameter
+		"${NMX_GUEST_CFLAGS[@]}"
+		-include "$NMX_SRC/tools/include/nolibc/nolibc.h"
+		-I "$NMX_SRC/tools/include/nolibc" -I "$NMX_OUT/nmx-headers/include"
+		-I "$NMX_TOP/guest"
+		-DNMX_CELL="\"$NMX_CELL\"" -DNMX_UNAME_MACHINE="\"$NMX_GUEST_MACHINE\""
+		-DNMX_BIG_ENDIAN="$NMX_GUEST_BIG_ENDIAN" -DNMX_FAULT_ROOT="\"$NMX_FAULT_ROOT\""
+		-DNMX_TRIGGER_READ_ZERO="$([ "$NMX_FAULT_TRIGGER" = read-zero ] && echo 1 || echo 0)"
+		-DNMX_POWEROFF_BY_RESTART="$NMX_POWEROFF_BY_RESTART"
+		-DNMX_BL_SWITCHER="$NMX_BL_SWITCHER"
+		-o "$dir/init" "$NMX_TOP/guest/init.c" -lgcc)
+	record_command "$CELL_DIR" "${cmd[@]}"
+	"${cmd[@]}" >>"$LOG" 2>&1 ||
+		fail guest BUILD_FAIL "$(seconds_since "$t0")" "guest init does not compile (see build.log)"
+	record_meta "$CELL_DIR" guest_init "$(file -b "$dir/init")"
+
+	# The kernel's own cpio writer: device nodes without root or fakeroot.
+	if [ ! -x "$dir/gen_init_cpio" ] || [ "$NMX_SRC/usr/gen_init_cpio.c" -nt "$dir/gen_init_cpio" ]; then
+		gcc -O2 -o "$dir/gen_init_cpio" "$NMX_SRC/usr/gen_init_cpio.c" >>"$LOG" 2>&1 ||
+			fail guest INFRA_FAIL "$(seconds_since "$t0")" "cannot build usr/gen_init_cpio"
+	fi
+	cat >"$dir/initramfs.list" <<-EOF
+		dir /dev 0755 0 0
+		nod /dev/console 0600 0 0 c 5 1
+		nod /dev/zero 0666 0 0 c 1 5
+		file /init $dir/init 0755 0 0
+	EOF
+	record_command "$CELL_DIR" "$dir/gen_init_cpio" "$dir/initramfs.list"
+	"$dir/gen_init_cpio" "$dir/initramfs.list" >"$dir/initramfs.cpio" 2>>"$LOG" ||
+		fail guest INFRA_FAIL "$(seconds_since "$t0")" "gen_init_cpio failed"
+	record_meta "$CELL_DIR" initramfs_bytes "$(stat -c %s "$dir/initramfs.cpio")"
+	record_stage "$CELL_DIR" guest ok "$(seconds_since "$t0")" "$(file -b "$dir/init" | cut -d, -f1-3)"
+}
+
+record_environment() {
+	record_meta "$CELL_DIR" cell "$NMX_CELL"
+	record_meta "$CELL_DIR" tree "$NMX_TREE"
+	record_meta "$CELL_DIR" variant "$NMX_VARIANT"
+	record_meta "$CELL_DIR" description "$NMX_DESCRIPTION"
+	record_meta "$CELL_DIR" kbuild_arch "$NMX_ARCH"
+	record_meta "$CELL_DIR" tree_package "$NMX_TREE_PACKAGE $PKG_VERSION"
+	record_meta "$CELL_DIR" tree_version "$(sed -n 's/^VERSION = //p;s/^PATCHLEVEL = //p;s/^SUBLEVEL = //p' "$NMX_SRC/Makefile" 2>/dev/null | paste -sd. -)"
+	record_meta "$CELL_DIR" compiler "$("${NMX_CROSS_COMPILE}gcc" --version 2>/dev/null | head -n 1)"
+	record_meta "$CELL_DIR" series "$(variant_patches | xargs -r -n1 basename | paste -sd' ' -)"
+}
+
+main() {
+	local stage=all
+	CELL_DIR=
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--stage) stage=$2; shift 2 ;;
+		--cell-dir) CELL_DIR=$2; shift 2 ;;
+		-h | --help) usage ;;
+		-*) usage ;;
+		*) break ;;
+		esac
+	done
+	[ $# -eq 3 ] || usage
+	load_cell "$1" "$2" "$3" || exit 2
+	set_work_dirs
+	CELL_DIR=${CELL_DIR:-$NMX_TOP/results/scratch/$NMX_TREE-$NMX_VARIANT/$NMX_CELL}
+	mkdir -p "$CELL_DIR"
+	CELL_DIR=$(cd "$CELL_DIR" && pwd)
+	LOG=$CELL_DIR/build.log
+	PKG_VERSION=$(dpkg-query -W -f='${Version}' "$NMX_TREE_PACKAGE" 2>/dev/null || echo unknown)
+	PRISTINE=$NMX_CACHE/src/${NMX_TREE_PACKAGE}_$PKG_VERSION
+	# Fixed, so an unchanged tree rebuilds nothing and ccache hits.
+	BUILD_TIMESTAMP="$PKG_VERSION"
+	case $stage in
+	prepare | configure | kernel | guest)
+		STAGE=$stage
+		"stage_$stage"
+		;;
+	all)
+		for STAGE in prepare configure kernel guest; do
+			progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): $STAGE"
+			"stage_$STAGE"
+		done
+		record_environment
+		;;
+	*) usage ;;
+	esac
+}
+
+main "$@"

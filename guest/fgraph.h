@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Structural parser for the function_graph tracer's text output.
+ *
+ * Shared by the guest's PID 1 (built against nolibc) and the host tools
+ * (built against glibc), so it uses nothing but a few string functions and
+ * caller-provided storage: no allocation, no stdio. The includer provides
+ * strcmp() (nolibc.h or <string.h>).
+ *
+ * A trace line of interest looks like
+ *
+ *	 0)   0.800 us    |      down_read_trylock();
+ *	 0)               |    handle_mm_fault() {
+ *	 0) + 12.345 us   |    }
+ *
+ * Everything after the first '|' is two spaces, then two spaces per call
+ * depth, then "name() {", "name();" or "}" (optionally followed by a
+ * tail comment naming the function). Lines without '|' (headers, CPU and task
+ * switch banners) and lines with nothing after it (irq arrows) carry no
+ * call structure and are skipped.
+ */
+#ifndef NMX_FGRAPH_H
+#define NMX_FGRAPH_H
+
+enum fg_kind {
+	FG_ENTRY,	/* "name() {" */
+	FG_LEAF,	/* "name();"  */
+	FG_EXIT,	/* "}"        */
+};
+
+struct fg_event {
+	int cpu;
+	int depth;
+	int line;		/* 1-based line number in the trace text */
+	enum fg_kind kind;
+	const char *name;	/* NUL-terminated, inside the parsed buffer */
+	int parent;		/* index of the enclosing FG_ENTRY, or -1 */
+	int end;		/* FG_ENTRY: index of its FG_EXIT, or -1 */
+};
+
+#define FG_MAX_DEPTH 64
+
+struct fg_trace {
+	struct fg_event *ev;
+	int nr;
+	int max;
+	int truncated;		/* more events than storage */
+	/* First structural inconsistency found, or 0 when braces balance. */
+	int bad_line;
+	const char *bad_why;
+};
+
+static inline int fg_is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static inline int fg_is_ident(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '$';
+}
+
+/* Leading "  12) " CPU column; returns -1 when absent. */
+static inline int fg_parse_cpu(const char *s)
+{
+	int cpu = 0, digits = 0;
+
+	while (fg_is_space(*s))
+		s++;
+	while (*s >= '0' && *s <= '9') {
+		cpu = cpu * 10 + (*s - '0');
+		s++;
+		digits++;
+	}
+	return digits && *s == ')' ? cpu : -1;
+}
+
+static inline void fg_mark_bad(struct fg_trace *t, int line, const char *why)
+{
+	if (!t->bad_line) {
+		t->bad_line = line;
+		t->bad_why = why;
+	}
+}
+
+/*
+ * Parse @text (modified in place: names are NUL-terminated) into @t.
+ * Only events on @cpu are kept, or all when @cpu < 0; the structure
+ * (parent/end links, balance check) is computed per kept CPU stream, so
+ * pass a single CPU when the traced task was pinned.
+ */
+static inline void fg_parse(struct fg_trace *t, char *text, int cpu)
+{
+	int stack[FG_MAX_DEPTH];
+	int sp = 0, line = 0;
+	char *p = text;
+
+	t->nr = 0;
+	t->truncated = 0;
+	t->bad_line = 0;
+	t->bad_why = 0;
+
+	while (*p) {
+		char *eol = p, *bar, *q, *name;
+		int spaces = 0, this_cpu, depth;
+		struct fg_event *e;
+		enum fg_kind kind;
+
+		while (*eol && *eol != '\n')
+			eol++;
+		line++;
+		if (*eol)
+			*eol++ = '\0';
+
+		bar = p;
+		while (*bar && *bar != '|')
+			bar++;
+		if (*p == '#' || !*bar)
+			goto next;
+		this_cpu = fg_parse_cpu(p);
+		if (this_cpu < 0 || (cpu >= 0 && this_cpu != cpu))
+			goto next;
+		q = bar + 1;
+		while (*q == ' ') {
+			spaces++;
+			q++;
+		}
+		if (!*q || *q == '=' || *q == '<' || *q == '/')
+			goto next;	/* irq arrow or comment: no structure */
+		depth = (spaces - 2) / 2;
+		if (spaces < 2 || (spaces & 1)) {
+			fg_mark_bad(t, line, "indentation is not a whole depth");
+			goto next;
+		}
+		if (*q == '}') {
+			kind = FG_EXIT;
+			name = 0;
+		} else if (fg_is_ident(*q)) {
+			name = q;
+			while (fg_is_ident(*q))
+				q++;
+			if (q[0] != '(' || q[1] != ')') {
+				fg_mark_bad(t, line, "unrecognised call syntax");
+				goto next;
+			}
+			*q = '\0';
+			q += 2;
+			while (fg_is_space(*q))
+				q++;
+			kind = *q == '{' ? FG_ENTRY : FG_LEAF;
+		} else {
+			fg_mark_bad(t, line, "unrecognised line");
+			goto next;
+		}
+
+		if (t->nr >= t->max) {
+			t->truncated = 1;
+			goto next;
+		}
+		e = &t->ev[t->nr];
+		e->cpu = this_cpu;
+		e->depth = depth;
+		e->line = line;
+		e->kind = kind;
+		e->name = name;
+		e->end = -1;
+		e->parent = -1;
+
+		/*
+		 * The indentation must agree with the brace structure: an
+		 * entry or leaf sits at the depth of the open braces, a
+		 * closing brace one level below its entry.
+		 */
+		if (kind == FG_EXIT) {
+			if (sp == 0) {
+				fg_mark_bad(t, line, "closing brace without entry");
+			} else {
+				struct fg_event *open = &t->ev[stack[sp - 1]];
+
+				if (open->depth != depth)
+					fg_mark_bad(t, line,
+						    "closing brace at wrong depth");
+				open->end = t->nr;
+				e->name = open->name;
+				e->parent = open->parent;
+				sp--;
+			}
+		} else {
+			if (depth != sp)
+				fg_mark_bad(t, line,
+					    "call depth disagrees with open braces");
+			e->parent = sp ? stack[sp - 1] : -1;
+			if (kind == FG_ENTRY) {
+				if (sp < FG_MAX_DEPTH)
+					stack[sp++] = t->nr;
+				else
+					fg_mark_bad(t, line, "nesting too deep");
+			}
+		}
+		t->nr++;
+next:
+		p = eol;
+	}
+	if (sp)
+		fg_mark_bad(t, t->ev[stack[sp - 1]].line,
+			    "entry never closed (braces unbalanced)");
+}
+
+static inline int fg_is_call(const struct fg_event *e)
+{
+	return e->kind == FG_ENTRY || e->kind == FG_LEAF;
+}
+
+/* Is event @i inside (a descendant of) a call named @name? */
+static inline int fg_has_ancestor(const struct fg_trace *t, int i,
+				  const char *name)
+{
+	int p = t->ev[i].parent;
+
+	while (p >= 0) {
+		if (!strcmp(t->ev[p].name, name))
+			return 1;
+		p = t->ev[p].parent;
+	}
+	return 0;
+}
+
+/* Number of calls (entries and leaves) named @name. */
+static inline int fg_count_calls(const struct fg_trace *t, const char *name)
+{
+	int i, n = 0;
+
+	for (i = 0; i < t->nr; i++)
+		if (fg_is_call(&t->ev[i]) && !strcmp(t->ev[i].name, name))
+			n++;
+	return n;
+}
+
+/*
+ * Does @name appear only beneath calls to @under in @t (and at least once)?
+ * Used to find the functions that a notrace filter on @under must hide.
+ */
+static inline int fg_only_beneath(const struct fg_trace *t, const char *name,
+				  const char *under)
+{
+	int i, seen = 0;
+
+	for (i = 0; i < t->nr; i++) {
+		if (!fg_is_call(&t->ev[i]) ||
+		    strcmp(t->ev[i].name, name))
+			continue;
+		if (!fg_has_ancestor(t, i, under))
+			return 0;
+		seen = 1;
+	}
+	return seen;
+}
+
+/*
+ * The first call after a call to @name returns, with the same parent:
+ * the "later sibling" whose presence shows that tracing resumed once the
+ * pruned function returned. Returns its index or -1.
+ */
+static inline int fg_later_sibling(const struct fg_trace *t, const char *name)
+{
+	int i, j;
+
+	for (i = 0; i < t->nr; i++) {
+		const struct fg_event *e = &t->ev[i];
+		int after;
+
+		if (!fg_is_call(e) || strcmp(e->name, name) ||
+		    e->parent < 0)
+			continue;
+		after = e->kind == FG_ENTRY ? e->end : i;
+		if (after < 0)
+			continue;
+		for (j = after + 1; j < t->nr; j++) {
+			if (t->ev[j].depth < e->depth)
+				break;
+			if (fg_is_call(&t->ev[j]) && t->ev[j].parent == e->parent)
+				return j;
+		}
+	}
+	return -1;
+}
+
+#endif /* NMX_FGRAPH_H */

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Install the Debian packages notrace-matrix needs, only those missing.
+set -euo pipefail
+
+packages=(
+	# the kernel tree and what building it takes
+	linux-source-6.1 make gcc bc bison flex libssl-dev libelf-dev cpio
+	xz-utils git ccache kmod file
+	# cross compilers and the boot side
+	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabi
+	qemu-system-arm qemu-system-x86 u-boot-tools
+	# host tools and their tests
+	libyaml-dev libjansson-dev shellcheck bats python3-ply
+)
+
+main() {
+	local pkg missing=()
+	for pkg in "${packages[@]}"; do
+		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null |
+			grep -q 'install ok installed' || missing+=("$pkg")
+	done
+	[ "${#missing[@]}" -eq 0 ] && return 0
+	echo "notrace-matrix: installing ${missing[*]}" >&2
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "notrace-matrix: need root to install packages" >&2
+		return 2
+	fi
+	apt-get update -q
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+}
+
+main "$@"

@@ -1,0 +1,74 @@
+# shellcheck shell=bash
+# Shared glue for build.sh, boot.sh and matrix.sh: paths, logging, stage
+# bookkeeping. Logic that decides anything lives in tools/nmx (C).
+
+NMX_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+NMX_CACHE=${NMX_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/notrace-matrix}
+NMX_BIN=${NMX_BIN:-$NMX_TOP/tools/nmx/nmx}
+NMX_START=${NMX_START:-$(date +%s)}
+export NMX_CACHE NMX_START
+
+err() {
+	printf 'notrace-matrix: %s\n' "$*" >&2
+}
+
+# Progress for whoever watches the run: wall clock and time since start.
+progress() {
+	local now elapsed
+	now=$(date +%s)
+	elapsed=$((now - NMX_START))
+	printf '[%s +%02d:%02d] %s\n' "$(date +%H:%M:%S)" \
+		$((elapsed / 60)) $((elapsed % 60)) "$*" >&2
+}
+
+nmx() {
+	"$NMX_BIN" -m "$NMX_TOP/matrix.yaml" -a "$NMX_TOP/arches" "$@"
+}
+
+# Load the NMX_* description of one cell (tree, variant, cell).
+load_cell() {
+	local env
+	env=$(nmx env --tree "$1" --variant "$2" --cell "$3") || return 2
+	eval "$env"
+}
+
+# Directories of one tree+variant in the cache. The build directory sits
+# at the same place relative to its source for every variant, so with
+# CCACHE_BASEDIR set above them, variants share ccache objects.
+# shellcheck disable=SC2034 # NMX_SRC and NMX_OUT are used by the scripts that source this file.
+set_work_dirs() {
+	NMX_WORK=$NMX_CACHE/work/$NMX_TREE-$NMX_VARIANT
+	NMX_SRC=$NMX_WORK/src
+	NMX_OUT=$NMX_WORK/out/$NMX_CELL
+	export CCACHE_DIR=${CCACHE_DIR:-$NMX_CACHE/ccache}
+	export CCACHE_BASEDIR=$NMX_CACHE/work
+}
+
+# record_stage CELL_DIR STAGE STATUS SECONDS [DETAIL]
+record_stage() {
+	local detail=${5:-}
+	detail=${detail//$'\t'/ }
+	detail=${detail//$'\n'/ }
+	printf '%s\t%s\t%s\t%s\n' "$2" "$3" "$4" "$detail" >>"$1/stages.tsv"
+}
+
+# record_meta CELL_DIR KEY VALUE
+record_meta() {
+	local value=${3//$'\t'/ }
+	value=${value//$'\n'/ }
+	printf '%s\t%s\n' "$2" "$value" >>"$1/meta.tsv"
+}
+
+# Append one command line, shell-quoted, to the cell's reproducer.
+record_command() {
+	local dir=$1
+	shift
+	printf '%q ' "$@" >>"$dir/reproduce.sh"
+	printf '\n' >>"$dir/reproduce.sh"
+}
+
+seconds_since() {
+	local start=$1 end
+	end=$(date +%s.%N)
+	printf '%.1f' "$(echo "$end - $start" | bc)"
+}

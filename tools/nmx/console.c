@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "console.h"
+
+/* Kernel messages that mean the run is not to be trusted. */
+static const char *const panic_marks[] = {
+	"Kernel panic - not syncing", NULL
+};
+static const char *const error_marks[] = {
+	"Internal error: Oops", "Oops:", "BUG: ", "WARNING: CPU:",
+	"Unable to handle kernel", "ftrace failed", "ftrace faulted",
+	"Call trace:", NULL
+};
+static const char *const no_init_marks[] = {
+	"No working init found", "Failed to execute /init",
+	"Kernel panic - not syncing: VFS: Unable to mount root", NULL
+};
+
+static const char *find_any(const char *line, const char *const *marks)
+{
+	for (; *marks; marks++)
+		if (strstr(line, *marks))
+			return *marks;
+	return NULL;
+}
+
+/*
+ * Make a console line safe to parse and to store in JSON: drop CRs,
+ * replace control and non-ASCII bytes (the guest prints ASCII only).
+ */
+static long sanitize(char *s)
+{
+	char *w = s;
+	long bad = 0;
+
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '\r')
+			continue;
+		if ((c < 0x20 && c != '\t') || c >= 0x7f) {
+			*w++ = '?';
+			bad++;
+			continue;
+		}
+		*w++ = c;
+	}
+	*w = '\0';
+	return bad;
+}
+
+/* Guest lines start at column 0; tolerate leading blanks only. */
+static const char *skip_blanks(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+static int safe_file_name(const char *s)
+{
+	if (!*s || *s == '.')
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '_' &&
+		    *s != '.')
+			return 0;
+	return 1;
+}
+
+/* "ok 3 name # directive" / "not ok 3 name"; returns 0 when it is one. */
+static int parse_result(const char *s, struct subtest *t)
+{
+	const char *p = s, *hash;
+	char *end;
+	long n;
+
+	memset(t, 0, sizeof(*t));
+	if (!strncmp(p, "not ok ", 7)) {
+		p += 7;
+	} else if (!strncmp(p, "ok ", 3)) {
+		t->ok = 1;
+		p += 3;
+	} else {
+		return -1;
+	}
+	n = strtol(p, &end, 10);
+	if (end == p || n <= 0 || (*end && *end != ' '))
+		return -1;
+	t->number = (int)n;
+	p = skip_blanks(end);
+	hash = strstr(p, " # ");
+	if (hash) {
+		t->name = strndup(p, hash - p);
+		t->directive = strdup(hash + 3);
+	} else if (!strncmp(p, "# ", 2)) {
+		t->name = strdup("");
+		t->directive = strdup(p + 2);
+	} else {
+		t->name = strdup(p);
+	}
+	return 0;
+}
+
+static void set_reason(struct verdict *v, const char *fmt, const char *a,
+		       const char *b)
+{
+	snprintf(v->reason, sizeof(v->reason), fmt, a ? a : "", b ? b : "");
+}
+
+static void decide(struct verdict *v, int timed_out)
+{
+	char failed[600] = "";
+	size_t i;
+
+	if (!v->ktap_seen) {
+		v->status = timed_out ? "TIMEOUT" : "BOOT_FAIL";
+		if (v->no_init)
+			set_reason(v, "init did not start: %s%s", v->no_init, 0);
+		else if (v->panic)
+			set_reason(v, "kernel panic before any test: %s%s",
+				   v->panic, 0);
+		else if (timed_out)
+			set_reason(v, "no KTAP output before the timeout%s%s",
+				   v->lines ? "" : " (console empty)", 0);
+		else
+			set_reason(v, "QEMU exited without KTAP output%s%s",
+				   v->lines ? "" : " (console empty)", 0);
+		return;
+	}
+	if (v->planned < 0 || (int)v->nr_tests < v->planned) {
+		char counts[64];
+
+		v->status = timed_out ? "TIMEOUT" : "TEST_FAIL";
+		snprintf(counts, sizeof(counts), "%zu of %d", v->nr_tests,
+			 v->planned);
+		if (v->planned < 0)
+			set_reason(v, "KTAP output has no plan line%s%s", 0, 0);
+		else
+			set_reason(v, "KTAP incomplete: %s results; %s",
+				   counts, v->panic ? v->panic :
+				   timed_out ? "guest stopped printing" :
+				   "log ends early");
+		return;
+	}
+	if (v->malformed) {
+		v->status = "TEST_FAIL";
+		set_reason(v, "KTAP results out of order or duplicated%s%s",
+			   0, 0);
+		return;
+	}
+	for (i = 0; i < v->nr_tests; i++) {
+		if (v->tests[i].ok)
+			continue;
+		if (*failed)
+			strncat(failed, " ", sizeof(failed) - strlen(failed) - 1);
+		strncat(failed, v->tests[i].name,
+			sizeof(failed) - strlen(failed) - 1);
+	}
+	if (*failed) {
+		v->status = "TEST_FAIL";
+		set_reason(v, "failed: %s%s", failed, 0);
+		return;
+	}
+	if (v->panic || v->nr_kernel_errors) {
+		v->status = "TEST_FAIL";
+		set_reason(v, "all tests ok, but the kernel reported: %s%s",
+			   v->panic ? v->panic : v->kernel_error, 0);
+		return;
+	}
+	if (!v->marker) {
+		v->status = "TEST_FAIL";
+		set_reason(v, "all tests ok, but the success marker '%s' is missing%s",
+			   NMX_SUCCESS_MARKER, 0);
+		return;
+	}
+	if (timed_out) {
+		v->status = "TIMEOUT";
+		set_reason(v, "guest passed but QEMU did not exit (power-off failed?)%s%s",
+			   0, 0);
+		return;
+	}
+	v->status = "PASS";
+	snprintf(v->reason, sizeof(v->reason), "%zu tests ok", v->nr_tests);
+}
+
+static void add_test(struct verdict *v, struct subtest *t,
+		     struct strlist *pending)
+{
+	if (t->number != (int)v->nr_tests + 1)
+		v->malformed = 1;
+	t->diag = *pending;
+	memset(pending, 0, sizeof(*pending));
+	v->tests = realloc(v->tests, (v->nr_tests + 1) * sizeof(*t));
+	if (!v->tests) {
+		perror("nmx");
+		exit(2);
+	}
+	v->tests[v->nr_tests++] = *t;
+}
+
+int judge_console(const char *log_path, const char *out_dir, int timed_out,
+		  struct verdict *v)
+{
+	struct strlist pending = { 0 };
+	FILE *log, *file = NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+
+	memset(v, 0, sizeof(*v));
+	v->planned = -1;
+	log = fopen(log_path, "rb");
+	if (!log) {
+		fprintf(stderr, "nmx: cannot read %s: %m\n", log_path);
+		return -1;
+	}
+	while ((len = getline(&line, &cap, log)) >= 0) {
+		const char *s, *mark;
+
+		/* getline keeps NUL bytes; they are garbage too. */
+		v->garbage_bytes += (long)(len - (ssize_t)strlen(line));
+		if (len && line[len - 1] == '\n')
+			line[len - 1] = '\0';
+		v->garbage_bytes += sanitize(line);
+		v->lines++;
+		s = skip_blanks(line);
+
+		if (!v->panic && (mark = find_any(s, panic_marks)))
+			v->panic = strdup(s);
+		if ((mark = find_any(s, error_marks))) {
+			if (!v->nr_kernel_errors++)
+				v->kernel_error = strdup(s);
+		}
+		if (!v->no_init && find_any(s, no_init_marks))
+			v->no_init = strdup(s);
+
+		if (!strncmp(s, "NMX-FILE-BEGIN ", 15)) {
+			const char *name = s + 15;
+
+			if (file)
+				fclose(file);
+			file = NULL;
+			if (out_dir && safe_file_name(name) &&
+			    !strlist_has(&v->files, name)) {
+				char path[4096];
+
+				snprintf(path, sizeof(path), "%s/%s", out_dir,
+					 name);
+				file = fopen(path, "w");
+				if (file)
+					strlist_add(&v->files, name);
+			}
+			continue;
+		}
+		if (!strncmp(s, "NMX-FILE-END ", 13)) {
+			if (file)
+				fclose(file);
+			file = NULL;
+			continue;
+		}
+		if (file) {
+			fprintf(file, "%s\n", line);
+			continue;
+		}
+
+		if (!strcmp(s, "KTAP version 1")) {
+			v->ktap_seen = 1;
+			continue;
+		}
+		if (!v->ktap_seen)
+			continue;
+		if (!strncmp(s, "1..", 3) && v->planned < 0) {
+			v->planned = atoi(s + 3);
+			continue;
+		}
+		if (!strcmp(s, NMX_SUCCESS_MARKER)) {
+			v->marker = 1;
+			continue;
+		}
+		if (!strncmp(s, "# ", 2)) {
+			strlist_add(&pending, s + 2);
+			continue;
+		}
+		{
+			struct subtest t;
+
+			if (!parse_result(s, &t))
+				add_test(v, &t, &pending);
+		}
+	}
+	if (file)
+		fclose(file);
+	free(line);
+	strlist_free(&pending);
+	fclose(log);
+	decide(v, timed_out);
+	return 0;
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+json_t *verdict_json(const struct verdict *v)
+{
+	json_t *o = json_object(), *tests = json_array(), *files = json_array();
+	size_t i, j;
+
+	for (i = 0; i < v->nr_tests; i++) {
+		const struct subtest *t = &v->tests[i];
+		json_t *jt = json_object(), *diag = json_array();
+		const char *result = t->ok ? "PASS" : "FAIL";
+
+		if (t->directive && !strncmp(t->directive, "SKIP", 4))
+			result = "SKIP";
+		if (t->directive && !strncmp(t->directive, "XFAIL", 5))
+			result = "XFAIL";
+		for (j = 0; j < t->diag.n; j++)
+			json_array_append_new(diag, json_string(t->diag.v[j]));
+		json_object_set_new(jt, "number", json_integer(t->number));
+		json_object_set_new(jt, "name", json_string(t->name));
+		json_object_set_new(jt, "result", json_string(result));
+		if (t->directive)
+			json_object_set_new(jt, "directive",
+					    json_string(t->directive));
+		json_object_set_new(jt, "diagnostics", diag);
+		json_array_append_new(tests, jt);
+	}
+	for (i = 0; i < v->files.n; i++)
+		json_array_append_new(files, json_string(v->files.v[i]));
+
+	json_object_set_new(o, "status", json_string(v->status));
+	json_object_set_new(o, "reason", json_string(v->reason));
+	json_object_set_new(o, "ktap_seen", json_boolean(v->ktap_seen));
+	json_object_set_new(o, "planned", json_integer(v->planned));
+	json_object_set_new(o, "success_marker", json_boolean(v->marker));
+	json_object_set_new(o, "kernel_panic", str_or_null(v->panic));
+	json_object_set_new(o, "kernel_errors",
+			    json_integer(v->nr_kernel_errors));
+	json_object_set_new(o, "first_kernel_error",
+			    str_or_null(v->kernel_error));
+	json_object_set_new(o, "garbage_bytes", json_integer(v->garbage_bytes));
+	json_object_set_new(o, "console_lines", json_integer(v->lines));
+	json_object_set_new(o, "subtests", tests);
+	json_object_set_new(o, "files", files);
+	return o;
+}
+
+void verdict_free(struct verdict *v)
+{
+	size_t i;
+
+	for (i = 0; i < v->nr_tests; i++) {
+		free(v->tests[i].name);
+		free(v->tests[i].directive);
+		strlist_free(&v->tests[i].diag);
+	}
+	free(v->tests);
+	free(v->panic);
+	free(v->kernel_error);
+	free(v->no_init);
+	strlist_free(&v->files);
+	memset(v, 0, sizeof(*v));
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The verdict: what the guest printed on the console, and nothing else. */
+#ifndef NMX_CONSOLE_H
+#define NMX_CONSOLE_H
+
+#include <jansson.h>
+
+#include "matrix.h"
+
+#define NMX_SUCCESS_MARKER "NMX-RESULT: PASS"
+
+struct subtest {
+	int number;
+	char *name;
+	int ok;
+	char *directive;	/* "SKIP ...", "XFAIL ...", other text, or NULL */
+	struct strlist diag;	/* "# " lines printed before the result */
+};
+
+struct verdict {
+	const char *status;	/* PASS TEST_FAIL BOOT_FAIL TIMEOUT */
+	char reason[1024];
+	int ktap_seen;
+	int planned;		/* -1 until a plan line is seen */
+	struct subtest *tests;
+	size_t nr_tests;
+	int malformed;		/* results out of order or duplicated */
+	int marker;
+	char *panic;		/* first panic line */
+	char *kernel_error;	/* first Oops/BUG/WARNING line */
+	int nr_kernel_errors;
+	char *no_init;		/* the kernel's complaint about /init */
+	long garbage_bytes;
+	int lines;
+	struct strlist files;	/* NMX-FILE blocks written out */
+};
+
+/*
+ * Judge the console log at @log_path. Files framed by NMX-FILE-BEGIN/END
+ * are written into @out_dir (if not NULL). @timed_out says whether the
+ * host had to kill QEMU. Returns 0, or -1 when the log cannot be read.
+ */
+int judge_console(const char *log_path, const char *out_dir, int timed_out,
+		  struct verdict *v);
+json_t *verdict_json(const struct verdict *v);
+void verdict_free(struct verdict *v);
+
+#endif

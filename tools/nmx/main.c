@@ -1,0 +1,813 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nmx: the host-side logic of notrace-matrix. build.sh and boot.sh are thin
+ * glue around these subcommands; each reads files and writes files, so
+ * each can be run and tested alone.
+ */
+#include <getopt.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "console.h"
+#include "matrix.h"
+
+#define DEFAULT_MATRIX "matrix.yaml"
+#define DEFAULT_ARCHES "arches"
+
+/* Exit codes, as TuxRun uses them. */
+enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_INFRA = 2 };
+
+static const char *matrix_path = DEFAULT_MATRIX;
+static const char *arches_dir = DEFAULT_ARCHES;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: nmx [-m matrix.yaml] [-a arches-dir] COMMAND [ARGS]\n"
+"\n"
+"  cells [--tree T] [--variant V] [--cell C]...\n"
+"        list 'tree variant cell' lines a run covers (default: matrix.yaml run)\n"
+"  env --tree T --variant V --cell C\n"
+"        shell assignments (NMX_*) describing one cell, for build.sh/boot.sh\n"
+"  fragment --cell C --common FILE -o OUT\n"
+"        write the requested kconfig: common, then cell, then matrix extras\n"
+"  config-check REQUESTED DOTCONFIG\n"
+"        fail (exit 1) naming each requested symbol that did not survive\n"
+"  qemu-cmd --cell C --kernel K --initrd I [--dtb D] [--accel A] --log L\n"
+"        print the QEMU command line, NUL-separated\n"
+"  judge --log BOOT_LOG --out DIR [--timed-out]\n"
+"        decide from the console log; write DIR/verdict.json and the traces\n"
+"  result --cell-dir DIR\n"
+"        merge DIR/stages.tsv, meta.tsv, reproduce.sh, verdict.json into result.json\n"
+"  summary RUN_DIR\n"
+"        write RUN_DIR/summary.txt; exit 0 all pass, 1 failures, 2 infrastructure\n");
+}
+
+static void sh_quote(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+static void sh_var(const char *name, const char *value)
+{
+	printf("%s=", name);
+	sh_quote(stdout, value ? value : "");
+	putchar('\n');
+}
+
+static void sh_array(const char *name, const struct strlist *l)
+{
+	size_t i;
+
+	printf("%s=(", name);
+	for (i = 0; i < l->n; i++) {
+		putchar(' ');
+		sh_quote(stdout, l->v[i]);
+	}
+	printf(" )\n");
+}
+
+/* ---- cells ------------------------------------------------------------ */
+
+static int cmd_cells(int argc, char **argv)
+{
+	struct strlist trees = { 0 }, variants = { 0 }, cells = { 0 };
+	static const struct option opts[] = {
+		{ "tree", required_argument, 0, 't' },
+		{ "variant", required_argument, 0, 'v' },
+		{ "cell", required_argument, 0, 'c' },
+		{ 0 }
+	};
+	struct matrix m;
+	size_t i, j, k;
+	int opt, err = 0;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 't': strlist_add(&trees, optarg); break;
+		case 'v': strlist_add(&variants, optarg); break;
+		case 'c': strlist_add(&cells, optarg); break;
+		default: return EXIT_INFRA;
+		}
+	}
+	if (matrix_load(&m, matrix_path, arches_dir))
+		return EXIT_INFRA;
+	if (!trees.n)
+		for (i = 0; i < m.run_trees.n; i++)
+			strlist_add(&trees, m.run_trees.v[i]);
+	if (!variants.n)
+		for (i = 0; i < m.run_variants.n; i++)
+			strlist_add(&variants, m.run_variants.v[i]);
+	if (!cells.n)
+		for (i = 0; i < m.run_cells.n; i++)
+			strlist_add(&cells, m.run_cells.v[i]);
+
+	for (k = 0; k < cells.n; k++) {
+		struct cell c;
+
+		if (cell_load(&c, arches_dir, cells.v[k]))
+			err = -1;
+		else
+			cell_free(&c);
+	}
+	for (i = 0; i < trees.n && !err; i++) {
+		struct tree *t = matrix_tree(&m, trees.v[i]);
+
+		if (!t) {
+			fprintf(stderr, "nmx: unknown tree '%s'\n", trees.v[i]);
+			err = -1;
+			break;
+		}
+		for (j = 0; j < variants.n; j++)
+			if (!tree_variant(t, variants.v[j])) {
+				fprintf(stderr, "nmx: tree %s has no variant '%s'\n",
+					t->name, variants.v[j]);
+				err = -1;
+			}
+	}
+	if (!err)
+		for (i = 0; i < trees.n; i++)
+			for (j = 0; j < variants.n; j++)
+				for (k = 0; k < cells.n; k++)
+					printf("%s %s %s\n", trees.v[i],
+					       variants.v[j], cells.v[k]);
+	matrix_free(&m);
+	strlist_free(&trees);
+	strlist_free(&variants);
+	strlist_free(&cells);
+	return err ? EXIT_INFRA : EXIT_PASS;
+}
+
+/* ---- env -------------------------------------------------------------- */
+
+struct selection {
+	const char *tree, *variant, *cell, *common, *out;
+	const char *kernel, *initrd, *dtb, *accel, *log;
+};
+
+static int parse_selection(int argc, char **argv, struct selection *s)
+{
+	static const struct option opts[] = {
+		{ "tree", required_argument, 0, 't' },
+		{ "variant", required_argument, 0, 'v' },
+		{ "cell", required_argument, 0, 'c' },
+		{ "common", required_argument, 0, 'C' },
+		{ "kernel", required_argument, 0, 'k' },
+		{ "initrd", required_argument, 0, 'i' },
+		{ "dtb", required_argument, 0, 'd' },
+		{ "accel", required_argument, 0, 'A' },
+		{ "log", required_argument, 0, 'l' },
+		{ 0 }
+	};
+	int opt;
+
+	memset(s, 0, sizeof(*s));
+	while ((opt = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+		switch (opt) {
+		case 't': s->tree = optarg; break;
+		case 'v': s->variant = optarg; break;
+		case 'c': s->cell = optarg; break;
+		case 'C': s->common = optarg; break;
+		case 'o': s->out = optarg; break;
+		case 'k': s->kernel = optarg; break;
+		case 'i': s->initrd = optarg; break;
+		case 'd': s->dtb = optarg; break;
+		case 'A': s->accel = optarg; break;
+		case 'l': s->log = optarg; break;
+		default: return -1;
+		}
+	}
+	if (!s->cell) {
+		fprintf(stderr, "nmx: --cell is required\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_env(int argc, char **argv)
+{
+	struct selection s;
+	struct matrix m;
+	struct tree *t;
+	struct variant *v;
+	struct cell c;
+	char buf[64];
+	int ret = EXIT_INFRA;
+
+	if (parse_selection(argc, argv, &s))
+		return EXIT_INFRA;
+	if (!s.tree || !s.variant) {
+		fprintf(stderr, "nmx env: --tree and --variant are required\n");
+		return EXIT_INFRA;
+	}
+	if (matrix_load(&m, matrix_path, arches_dir))
+		return EXIT_INFRA;
+	if (cell_load(&c, arches_dir, s.cell))
+		goto free_matrix;
+	t = matrix_tree(&m, s.tree);
+	v = t ? tree_variant(t, s.variant) : NULL;
+	if (!v) {
+		fprintf(stderr, "nmx: unknown tree/variant %s/%s\n", s.tree,
+			s.variant);
+		goto free_cell;
+	}
+	sh_var("NMX_TREE", t->name);
+	sh_var("NMX_TREE_PACKAGE", t->package);
+	sh_var("NMX_TREE_TARBALL", t->tarball);
+	sh_var("NMX_SERIES_DIR", t->series);
+	sh_var("NMX_VARIANT", v->name);
+	sh_array("NMX_SKIP_PATCHES", &v->skip_patches);
+	sh_var("NMX_CELL", c.name);
+	sh_var("NMX_DESCRIPTION", c.description);
+	sh_var("NMX_ARCH", c.arch);
+	sh_var("NMX_CROSS_COMPILE", c.cross_compile);
+	sh_array("NMX_MAKE_TARGETS", &c.make_targets);
+	sh_var("NMX_KERNEL_IMAGE", c.kernel_image);
+	sh_var("NMX_UIMAGE_LOAD", c.uimage_load);
+	sh_var("NMX_DTB", c.dtb);
+	sh_var("NMX_QEMU_BINARY", c.qemu_binary);
+	sh_array("NMX_GUEST_CFLAGS", &c.guest_cflags);
+	sh_var("NMX_GUEST_MACHINE", c.uname_machine);
+	sh_var("NMX_GUEST_BIG_ENDIAN", c.big_endian ? "1" : "0");
+	sh_var("NMX_FAULT_ROOT", c.fault_root);
+	sh_var("NMX_FAULT_TRIGGER", c.fault_trigger);
+	sh_var("NMX_POWEROFF_BY_RESTART", c.poweroff_by_restart ? "1" : "0");
+	sh_var("NMX_BL_SWITCHER", c.bl_switcher ? "1" : "0");
+	snprintf(buf, sizeof(buf), "%d", m.boot_timeout);
+	sh_var("NMX_BOOT_TIMEOUT", buf);
+	ret = EXIT_PASS;
+free_cell:
+	cell_free(&c);
+free_matrix:
+	matrix_free(&m);
+	return ret;
+}
+
+/* ---- fragment --------------------------------------------------------- */
+
+static int copy_fragment(FILE *out, const char *path)
+{
+	char line[1024];
+	FILE *in = fopen(path, "r");
+
+	if (!in) {
+		fprintf(stderr, "nmx: cannot read %s: %m\n", path);
+		return -1;
+	}
+	fprintf(out, "\n# ---- %s\n", path);
+	while (fgets(line, sizeof(line), in))
+		fputs(line, out);
+	fclose(in);
+	return 0;
+}
+
+static int cmd_fragment(int argc, char **argv)
+{
+	struct selection s;
+	struct matrix m;
+	struct cell c;
+	size_t i;
+	FILE *out;
+	int ret = EXIT_INFRA;
+
+	if (parse_selection(argc, argv, &s))
+		return EXIT_INFRA;
+	if (!s.common || !s.out) {
+		fprintf(stderr, "nmx fragment: --common and -o are required\n");
+		return EXIT_INFRA;
+	}
+	if (matrix_load(&m, matrix_path, arches_dir))
+		return EXIT_INFRA;
+	if (cell_load(&c, arches_dir, s.cell))
+		goto free_matrix;
+	out = fopen(s.out, "w");
+	if (!out) {
+		fprintf(stderr, "nmx: cannot write %s: %m\n", s.out);
+		goto free_cell;
+	}
+	fprintf(out, "# Requested kconfig for cell %s, in merge order:\n"
+		"# common fragment, the cell's fragment, matrix.yaml extras.\n",
+		c.name);
+	if (copy_fragment(out, s.common))
+		goto close_out;
+	fprintf(out, "\n# ---- %s/%s.yaml (kconfig)\n", arches_dir, c.name);
+	for (i = 0; i < c.kconfig.n; i++)
+		fprintf(out, "%s\n", c.kconfig.v[i]);
+	fprintf(out, "\n# ---- %s (run.kconfig)\n", matrix_path);
+	for (i = 0; i < m.kconfig.n; i++)
+		fprintf(out, "%s\n", m.kconfig.v[i]);
+	ret = EXIT_PASS;
+close_out:
+	if (fclose(out))
+		ret = EXIT_INFRA;
+free_cell:
+	cell_free(&c);
+free_matrix:
+	matrix_free(&m);
+	return ret;
+}
+
+/* ---- config-check ----------------------------------------------------- */
+
+struct kv {
+	char *key, *value;
+};
+
+struct kvlist {
+	struct kv *v;
+	size_t n;
+};
+
+static void kv_set(struct kvlist *l, const char *key, const char *value)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].key, key)) {
+			free(l->v[i].value);
+			l->v[i].value = strdup(value);
+			return;
+		}
+	l->v = realloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->v[l->n].key = strdup(key);
+	l->v[l->n].value = strdup(value);
+	l->n++;
+}
+
+static const char *kv_get(const struct kvlist *l, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].key, key))
+			return l->v[i].value;
+	return NULL;
+}
+
+static void kv_free(struct kvlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->v[i].key);
+		free(l->v[i].value);
+	}
+	free(l->v);
+}
+
+/* Read CONFIG_X=v and "# CONFIG_X is not set" (as X=n); later wins. */
+static int read_kconfig(const char *path, struct kvlist *l)
+{
+	char line[4096];
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		fprintf(stderr, "nmx: cannot read %s: %m\n", path);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *eq, *end;
+
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!strncmp(line, "# CONFIG_", 9) &&
+		    (end = strstr(line, " is not set"))) {
+			*end = '\0';
+			kv_set(l, line + 2, "n");
+			continue;
+		}
+		if (strncmp(line, "CONFIG_", 7) || !(eq = strchr(line, '=')))
+			continue;
+		*eq = '\0';
+		kv_set(l, line, eq + 1);
+	}
+	fclose(f);
+	return 0;
+}
+
+static int cmd_config_check(int argc, char **argv)
+{
+	struct kvlist want = { 0 }, have = { 0 };
+	size_t i, bad = 0;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: nmx config-check REQUESTED DOTCONFIG\n");
+		return EXIT_INFRA;
+	}
+	if (read_kconfig(argv[1], &want) || read_kconfig(argv[2], &have))
+		return EXIT_INFRA;
+	for (i = 0; i < want.n; i++) {
+		const char *got = kv_get(&have, want.v[i].key);
+		const char *w = want.v[i].value;
+
+		if (!got)
+			got = "n";
+		if (strcmp(got, w)) {
+			printf("%s: requested %s, final .config has %s\n",
+			       want.v[i].key, w,
+			       strcmp(got, "n") ? got : "it unset");
+			bad++;
+		}
+	}
+	if (bad)
+		printf("%zu of %zu requested symbol(s) did not survive olddefconfig\n",
+		       bad, want.n);
+	else
+		printf("all %zu requested symbols present\n", want.n);
+	kv_free(&want);
+	kv_free(&have);
+	return bad ? EXIT_FAIL : EXIT_PASS;
+}
+
+/* ---- qemu-cmd --------------------------------------------------------- */
+
+static void arg0(const char *s)
+{
+	fputs(s, stdout);
+	putchar('\0');
+}
+
+static int cmd_qemu_cmd(int argc, char **argv)
+{
+	struct selection s;
+	struct cell c;
+	char append[512];
+	size_t i;
+
+	if (parse_selection(argc, argv, &s))
+		return EXIT_INFRA;
+	if (!s.kernel || !s.initrd || !s.log) {
+		fprintf(stderr, "nmx qemu-cmd: --kernel, --initrd and --log are required\n");
+		return EXIT_INFRA;
+	}
+	if (cell_load(&c, arches_dir, s.cell))
+		return EXIT_INFRA;
+	if (c.dtb && !s.dtb) {
+		fprintf(stderr, "nmx qemu-cmd: cell %s boots with a DTB: pass --dtb\n",
+			c.name);
+		cell_free(&c);
+		return EXIT_INFRA;
+	}
+	/*
+	 * panic=-1 with -no-reboot: a panicking guest ends QEMU at once
+	 * instead of hanging until the timeout; the verdict still comes
+	 * from the console text.
+	 */
+	snprintf(append, sizeof(append), "console=%s panic=-1 rdinit=/init",
+		 c.console);
+	arg0(c.qemu_binary);
+	for (i = 0; i < c.qemu_machine.n; i++)
+		arg0(c.qemu_machine.v[i]);
+	arg0("-accel");
+	arg0(s.accel ? s.accel : "tcg");
+	arg0("-display");
+	arg0("none");
+	arg0("-monitor");
+	arg0("none");
+	arg0("-no-reboot");
+	arg0("-serial");
+	printf("file:%s", s.log);
+	putchar('\0');
+	arg0("-kernel");
+	arg0(s.kernel);
+	arg0("-initrd");
+	arg0(s.initrd);
+	if (s.dtb) {
+		arg0("-dtb");
+		arg0(s.dtb);
+	}
+	arg0("-append");
+	arg0(append);
+	cell_free(&c);
+	return EXIT_PASS;
+}
+
+/* ---- judge ------------------------------------------------------------ */
+
+static int write_json(json_t *j, const char *path)
+{
+	int err = json_dump_file(j, path, JSON_INDENT(2) | JSON_SORT_KEYS);
+
+	if (err)
+		fprintf(stderr, "nmx: cannot write %s\n", path);
+	return err;
+}
+
+static int cmd_judge(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "log", required_argument, 0, 'l' },
+		{ "out", required_argument, 0, 'o' },
+		{ "timed-out", no_argument, 0, 'T' },
+		{ 0 }
+	};
+	const char *log = NULL, *out = NULL;
+	struct verdict v;
+	char path[4096];
+	int opt, timed_out = 0, ret;
+	json_t *j;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'l': log = optarg; break;
+		case 'o': out = optarg; break;
+		case 'T': timed_out = 1; break;
+		default: return EXIT_INFRA;
+		}
+	}
+	if (!log || !out) {
+		fprintf(stderr, "nmx judge: --log and --out are required\n");
+		return EXIT_INFRA;
+	}
+	if (judge_console(log, out, timed_out, &v))
+		return EXIT_INFRA;
+	j = verdict_json(&v);
+	snprintf(path, sizeof(path), "%s/verdict.json", out);
+	ret = write_json(j, path) ? EXIT_INFRA :
+	      strcmp(v.status, "PASS") ? EXIT_FAIL : EXIT_PASS;
+	printf("%s: %s\n", v.status, v.reason);
+	json_decref(j);
+	verdict_free(&v);
+	return ret;
+}
+
+/* ---- result ----------------------------------------------------------- */
+
+/* Lines of a tab-separated file, split in place; calls @fn per line. */
+static int each_tsv(const char *path, void (*fn)(char **f, int n, void *d),
+		    void *data)
+{
+	char line[8192];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *fields[8], *p = line;
+		int n = 0;
+
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!*line)
+			continue;
+		while (n < 8) {
+			fields[n++] = p;
+			p = strchr(p, '\t');
+			if (!p)
+				break;
+			*p++ = '\0';
+		}
+		fn(fields, n, data);
+	}
+	fclose(f);
+	return 0;
+}
+
+struct stage_walk {
+	json_t *stages;
+	json_t *seconds;
+	const char *failed_status;
+	char failed_stage[64];
+	char failed_reason[1024];
+};
+
+static void add_stage(char **f, int n, void *data)
+{
+	struct stage_walk *w = data;
+	json_t *st = json_object();
+	double secs = n > 2 ? atof(f[2]) : 0;
+
+	json_object_set_new(st, "name", json_string(f[0]));
+	json_object_set_new(st, "status", json_string(n > 1 ? f[1] : "?"));
+	json_object_set_new(st, "seconds", json_real(secs));
+	if (n > 3 && *f[3])
+		json_object_set_new(st, "detail", json_string(f[3]));
+	json_array_append_new(w->stages, st);
+	json_object_set_new(w->seconds, f[0], json_real(secs));
+	if (n > 1 && strcmp(f[1], "ok") && !w->failed_status) {
+		w->failed_status = json_string_value(
+			json_object_get(st, "status"));
+		snprintf(w->failed_stage, sizeof(w->failed_stage), "%s", f[0]);
+		snprintf(w->failed_reason, sizeof(w->failed_reason), "%s",
+			 n > 3 ? f[3] : "");
+	}
+}
+
+static void add_meta(char **f, int n, void *data)
+{
+	json_object_set_new(data, f[0], json_string(n > 1 ? f[1] : ""));
+}
+
+static json_t *read_lines(const char *path)
+{
+	json_t *a = json_array();
+	char line[8192];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return a;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		json_array_append_new(a, json_string(line));
+	}
+	fclose(f);
+	return a;
+}
+
+static int cmd_result(int argc, char **argv)
+{
+	struct stage_walk w = { 0 };
+	json_t *r, *meta, *verdict = NULL;
+	const char *dir = NULL, *status, *reason;
+	char path[4096];
+	json_error_t jerr;
+	int ret;
+
+	if (argc == 3 && !strcmp(argv[1], "--cell-dir"))
+		dir = argv[2];
+	if (!dir) {
+		fprintf(stderr, "usage: nmx result --cell-dir DIR\n");
+		return EXIT_INFRA;
+	}
+	w.stages = json_array();
+	w.seconds = json_object();
+	snprintf(path, sizeof(path), "%s/stages.tsv", dir);
+	if (each_tsv(path, add_stage, &w))
+		fprintf(stderr, "nmx: %s missing: no stage ran\n", path);
+	meta = json_object();
+	snprintf(path, sizeof(path), "%s/meta.tsv", dir);
+	each_tsv(path, add_meta, meta);
+	snprintf(path, sizeof(path), "%s/verdict.json", dir);
+	if (!w.failed_status) {
+		verdict = json_load_file(path, 0, &jerr);
+		if (!verdict)
+			fprintf(stderr, "nmx: %s: %s\n", path, jerr.text);
+	}
+
+	r = json_object();
+	if (w.failed_status) {
+		status = w.failed_status;
+		reason = w.failed_reason;
+	} else if (verdict) {
+		status = json_string_value(json_object_get(verdict, "status"));
+		reason = json_string_value(json_object_get(verdict, "reason"));
+	} else if (json_array_size(w.stages)) {
+		status = "INFRA_FAIL";
+		reason = "no verdict: the boot stage did not finish";
+	} else {
+		status = "INFRA_FAIL";
+		reason = "no stage ran";
+	}
+	json_object_set_new(r, "status", json_string(status ? status : "?"));
+	json_object_set_new(r, "reason", json_string(reason ? reason : ""));
+	if (w.failed_status)
+		json_object_set_new(r, "failed_stage",
+				    json_string(w.failed_stage));
+	json_object_set(r, "cell", json_object_get(meta, "cell"));
+	json_object_set(r, "tree", json_object_get(meta, "tree"));
+	json_object_set(r, "variant", json_object_get(meta, "variant"));
+	json_object_set(r, "run_id", json_object_get(meta, "run_id"));
+	json_object_set_new(r, "stages", w.stages);
+	json_object_set_new(r, "seconds", w.seconds);
+	json_object_set_new(r, "subtests",
+			    verdict ? json_incref(json_object_get(verdict,
+								  "subtests"))
+				    : json_array());
+	json_object_set_new(r, "verdict", verdict ? verdict : json_null());
+	json_object_set_new(r, "environment", meta);
+	snprintf(path, sizeof(path), "%s/reproduce.sh", dir);
+	json_object_set_new(r, "reproduce", read_lines(path));
+	snprintf(path, sizeof(path), "%s/result.json", dir);
+	ret = write_json(r, path) ? EXIT_INFRA : EXIT_PASS;
+	json_decref(r);
+	return ret;
+}
+
+/* ---- summary ---------------------------------------------------------- */
+
+static int cmd_summary(int argc, char **argv)
+{
+	char pattern[4096], path[4096];
+	int infra = 0, failed = 0, passed = 0;
+	glob_t g;
+	size_t i;
+	FILE *out;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: nmx summary RUN_DIR\n");
+		return EXIT_INFRA;
+	}
+	snprintf(pattern, sizeof(pattern), "%s/*/*/result.json", argv[1]);
+	if (glob(pattern, 0, NULL, &g)) {
+		fprintf(stderr, "nmx: no */*/result.json under %s\n", argv[1]);
+		return EXIT_INFRA;
+	}
+	snprintf(path, sizeof(path), "%s/summary.txt", argv[1]);
+	out = fopen(path, "w");
+	if (!out) {
+		fprintf(stderr, "nmx: cannot write %s: %m\n", path);
+		globfree(&g);
+		return EXIT_INFRA;
+	}
+	fprintf(out, "%-20s %-14s %-11s %5s %6s %5s  %s\n", "tree-variant",
+		"cell", "status", "tests", "build", "boot", "reason");
+	for (i = 0; i < g.gl_pathc; i++) {
+		json_error_t jerr;
+		json_t *r = json_load_file(g.gl_pathv[i], 0, &jerr), *secs;
+		const char *status;
+		char tv[64], tests[16];
+		size_t n, ok = 0, k;
+
+		if (!r) {
+			fprintf(out, "%s: unreadable: %s\n", g.gl_pathv[i],
+				jerr.text);
+			infra++;
+			continue;
+		}
+		status = json_string_value(json_object_get(r, "status"));
+		n = json_array_size(json_object_get(r, "subtests"));
+		for (k = 0; k < n; k++) {
+			const char *res = json_string_value(json_object_get(
+				json_array_get(json_object_get(r, "subtests"),
+					       k), "result"));
+
+			if (res && strcmp(res, "FAIL"))
+				ok++;
+		}
+		snprintf(tv, sizeof(tv), "%s-%s",
+			 json_string_value(json_object_get(r, "tree")) ?: "?",
+			 json_string_value(json_object_get(r, "variant")) ?: "?");
+		snprintf(tests, sizeof(tests), "%zu/%zu", ok, n);
+		secs = json_object_get(r, "seconds");
+		fprintf(out, "%-20s %-14s %-11s %5s %6.0f %5.1f  %s\n", tv,
+			json_string_value(json_object_get(r, "cell")) ?: "?",
+			status ?: "?", tests,
+			json_number_value(json_object_get(secs, "build")),
+			json_number_value(json_object_get(secs, "boot")),
+			json_string_value(json_object_get(r, "reason")) ?: "");
+		if (!status || !strcmp(status, "INFRA_FAIL"))
+			infra++;
+		else if (strcmp(status, "PASS"))
+			failed++;
+		else
+			passed++;
+		json_decref(r);
+	}
+	fprintf(out, "\n%d passed, %d failed, %d infrastructure\n", passed,
+		failed, infra);
+	fclose(out);
+	globfree(&g);
+	return infra ? EXIT_INFRA : failed ? EXIT_FAIL : EXIT_PASS;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int argc, char **argv);
+	} cmds[] = {
+		{ "cells", cmd_cells },
+		{ "env", cmd_env },
+		{ "fragment", cmd_fragment },
+		{ "config-check", cmd_config_check },
+		{ "qemu-cmd", cmd_qemu_cmd },
+		{ "judge", cmd_judge },
+		{ "result", cmd_result },
+		{ "summary", cmd_summary },
+	};
+	size_t i;
+	int opt;
+
+	while ((opt = getopt(argc, argv, "+m:a:h")) != -1) {
+		switch (opt) {
+		case 'm': matrix_path = optarg; break;
+		case 'a': arches_dir = optarg; break;
+		case 'h': usage(stdout); return EXIT_PASS;
+		default: usage(stderr); return EXIT_INFRA;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return EXIT_INFRA;
+	}
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (strcmp(argv[optind], cmds[i].name))
+			continue;
+		argc -= optind;
+		argv += optind;
+		optind = 0;	/* glibc: restart getopt for the subcommand */
+		return cmds[i].fn(argc, argv);
+	}
+	fprintf(stderr, "nmx: unknown command '%s'\n", argv[optind]);
+	usage(stderr);
+	return EXIT_INFRA;
+}

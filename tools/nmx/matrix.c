@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "matrix.h"
+#include "ydoc.h"
+
+void strlist_add(struct strlist *l, const char *s)
+{
+	l->v = realloc(l->v, (l->n + 2) * sizeof(*l->v));
+	if (!l->v) {
+		perror("nmx");
+		exit(2);
+	}
+	l->v[l->n++] = strdup(s);
+	l->v[l->n] = NULL;
+}
+
+void strlist_free(struct strlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+int strlist_has(const struct strlist *l, const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i], s))
+			return 1;
+	return 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* A required scalar; complains with file and line when missing. */
+static char *need_str(struct ydoc *y, yaml_node_t *map, const char *key,
+		      const char *where, int *err)
+{
+	const char *s = ydoc_str(ydoc_get(y, map, key));
+
+	if (!s || !*s) {
+		fprintf(stderr, "%s:%d: %s needs a non-empty '%s'\n", y->path,
+			ydoc_line(map), where, key);
+		*err = -1;
+		return NULL;
+	}
+	return strdup(s);
+}
+
+/* A sequence of scalars (absent means empty). */
+static int get_list(struct ydoc *y, yaml_node_t *map, const char *key,
+		    struct strlist *out)
+{
+	yaml_node_t *seq = ydoc_get(y, map, key);
+	size_t i;
+
+	if (!seq)
+		return 0;
+	if (seq->type != YAML_SEQUENCE_NODE) {
+		fprintf(stderr, "%s:%d: '%s' must be a list\n", y->path,
+			ydoc_line(seq), key);
+		return -1;
+	}
+	for (i = 0; i < ydoc_len(seq); i++) {
+		const char *s = ydoc_str(ydoc_item(y, seq, i));
+
+		if (!s) {
+			fprintf(stderr, "%s:%d: items of '%s' must be scalars\n",
+				y->path, ydoc_line(seq), key);
+			return -1;
+		}
+		strlist_add(out, s);
+	}
+	return 0;
+}
+
+static int get_bool(struct ydoc *y, yaml_node_t *map, const char *key,
+		    int *out)
+{
+	const char *s = ydoc_str(ydoc_get(y, map, key));
+
+	*out = 0;
+	if (!s)
+		return 0;
+	if (!strcmp(s, "true") || !strcmp(s, "yes")) {
+		*out = 1;
+		return 0;
+	}
+	if (!strcmp(s, "false") || !strcmp(s, "no"))
+		return 0;
+	fprintf(stderr, "%s:%d: '%s' must be true or false\n", y->path,
+		ydoc_line(map), key);
+	return -1;
+}
+
+/* Kconfig lines must look like CONFIG_FOO=y|m|n|"str"|number. */
+static int check_kconfig_lines(struct ydoc *y, const struct strlist *l)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < l->n; i++) {
+		const char *s = l->v[i], *eq = strchr(s, '=');
+
+		if (strncmp(s, "CONFIG_", 7) || !eq || eq == s + 7 ||
+		    !eq[1]) {
+			fprintf(stderr, "%s: bad kconfig entry '%s' (want CONFIG_NAME=value)\n",
+				y->path, s);
+			err = -1;
+		}
+	}
+	return err;
+}
+
+int cell_names(const char *arches_dir, struct strlist *names)
+{
+	struct dirent **ents;
+	int i, n;
+
+	n = scandir(arches_dir, &ents, NULL, alphasort);
+	if (n < 0) {
+		fprintf(stderr, "nmx: cannot read %s: %m\n", arches_dir);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		size_t len = strlen(ents[i]->d_name);
+
+		if (len > 5 && ents[i]->d_name[0] != '.' &&
+		    !strcmp(ents[i]->d_name + len - 5, ".yaml")) {
+			ents[i]->d_name[len - 5] = '\0';
+			strlist_add(names, ents[i]->d_name);
+		}
+		free(ents[i]);
+	}
+	free(ents);
+	return 0;
+}
+
+static void unknown_cell(const char *arches_dir, const char *name)
+{
+	struct strlist names = { 0 };
+	size_t i;
+
+	fprintf(stderr, "nmx: unknown cell '%s'; valid cells:", name);
+	if (!cell_names(arches_dir, &names))
+		for (i = 0; i < names.n; i++)
+			fprintf(stderr, " %s", names.v[i]);
+	fprintf(stderr, " (one file per cell under %s/)\n", arches_dir);
+	strlist_free(&names);
+}
+
+static const char *const cell_keys[] = {
+	"name", "description", "arch", "cross_compile", "make_targets",
+	"kernel_image", "uimage_load", "dtb", "kconfig", "qemu", "guest",
+	NULL
+};
+static const char *const qemu_keys[] = {
+	"binary", "machine", "console", NULL
+};
+static const char *const guest_keys[] = {
+	"cflags", "uname_machine", "endian", "fault_root", "fault_trigger",
+	"poweroff", "bl_switcher", NULL
+};
+
+int cell_load(struct cell *c, const char *arches_dir, const char *name)
+{
+	yaml_node_t *root, *qemu, *guest;
+	char path[4096];
+	const char *s;
+	struct ydoc y;
+	int err = 0;
+
+	memset(c, 0, sizeof(*c));
+	if (!*name || strchr(name, '/') || name[0] == '.') {
+		unknown_cell(arches_dir, name);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s.yaml", arches_dir, name);
+	{
+		FILE *f = fopen(path, "r");
+
+		if (!f) {
+			unknown_cell(arches_dir, name);
+			return -1;
+		}
+		fclose(f);
+	}
+	if (ydoc_load(&y, path))
+		return -1;
+	root = ydoc_root(&y);
+	if (ydoc_check_keys(&y, root, "the cell", cell_keys))
+		goto fail;
+	qemu = ydoc_get(&y, root, "qemu");
+	guest = ydoc_get(&y, root, "guest");
+	if (ydoc_check_keys(&y, qemu, "qemu", qemu_keys) ||
+	    ydoc_check_keys(&y, guest, "guest", guest_keys))
+		goto fail;
+
+	c->name = need_str(&y, root, "name", "the cell", &err);
+	if (c->name && strcmp(c->name, name)) {
+		fprintf(stderr, "%s: name '%s' differs from the file name\n",
+			path, c->name);
+		err = -1;
+	}
+	c->description = need_str(&y, root, "description", "the cell", &err);
+	c->arch = need_str(&y, root, "arch", "the cell", &err);
+	c->cross_compile = dup_or_null(ydoc_str(ydoc_get(&y, root,
+							 "cross_compile")));
+	err |= get_list(&y, root, "make_targets", &c->make_targets);
+	if (!c->make_targets.n) {
+		fprintf(stderr, "%s: make_targets must name at least one target\n",
+			path);
+		err = -1;
+	}
+	c->kernel_image = need_str(&y, root, "kernel_image", "the cell", &err);
+	c->uimage_load = dup_or_null(ydoc_str(ydoc_get(&y, root,
+						       "uimage_load")));
+	c->dtb = dup_or_null(ydoc_str(ydoc_get(&y, root, "dtb")));
+	err |= get_list(&y, root, "kconfig", &c->kconfig);
+	err |= check_kconfig_lines(&y, &c->kconfig);
+
+	c->qemu_binary = need_str(&y, qemu, "binary", "qemu", &err);
+	err |= get_list(&y, qemu, "machine", &c->qemu_machine);
+	c->console = need_str(&y, qemu, "console", "qemu", &err);
+
+	err |= get_list(&y, guest, "cflags", &c->guest_cflags);
+	c->uname_machine = need_str(&y, guest, "uname_machine", "guest", &err);
+	s = ydoc_str(ydoc_get(&y, guest, "endian"));
+	if (s && (!strcmp(s, "big") || !strcmp(s, "little"))) {
+		c->big_endian = !strcmp(s, "big");
+	} else {
+		fprintf(stderr, "%s: guest.endian must be big or little\n",
+			path);
+		err = -1;
+	}
+	c->fault_root = need_str(&y, guest, "fault_root", "guest", &err);
+	c->fault_trigger = need_str(&y, guest, "fault_trigger", "guest", &err);
+	if (c->fault_trigger && strcmp(c->fault_trigger, "touch") &&
+	    strcmp(c->fault_trigger, "read-zero")) {
+		fprintf(stderr, "%s: guest.fault_trigger must be touch or read-zero\n",
+			path);
+		err = -1;
+	}
+	s = ydoc_str(ydoc_get(&y, guest, "poweroff"));
+	if (!s || !strcmp(s, "power-off")) {
+		c->poweroff_by_restart = 0;
+	} else if (!strcmp(s, "restart")) {
+		c->poweroff_by_restart = 1;
+	} else {
+		fprintf(stderr, "%s: guest.poweroff must be power-off or restart\n",
+			path);
+		err = -1;
+	}
+	err |= get_bool(&y, guest, "bl_switcher", &c->bl_switcher);
+	ydoc_free(&y);
+	if (err)
+		cell_free(c);
+	return err ? -1 : 0;
+fail:
+	ydoc_free(&y);
+	cell_free(c);
+	return -1;
+}
+
+void cell_free(struct cell *c)
+{
+	free(c->name);
+	free(c->description);
+	free(c->arch);
+	free(c->cross_compile);
+	strlist_free(&c->make_targets);
+	free(c->kernel_image);
+	free(c->uimage_load);
+	free(c->dtb);
+	strlist_free(&c->kconfig);
+	free(c->qemu_binary);
+	strlist_free(&c->qemu_machine);
+	free(c->console);
+	strlist_free(&c->guest_cflags);
+	free(c->uname_machine);
+	free(c->fault_root);
+	free(c->fault_trigger);
+	memset(c, 0, sizeof(*c));
+}
+
+static const char *const matrix_keys[] = { "trees", "run", NULL };
+static const char *const tree_keys[] = {
+	"package", "tarball", "series", "variants", NULL
+};
+static const char *const variant_keys[] = { "skip_patches", NULL };
+static const char *const run_keys[] = {
+	"trees", "variants", "cells", "kconfig", "boot_timeout", NULL
+};
+
+static int load_tree(struct ydoc *y, yaml_node_t *key, yaml_node_t *val,
+		     struct tree *t)
+{
+	yaml_node_t *vars;
+	yaml_node_pair_t *pair;
+	int err = 0;
+
+	t->name = strdup(ydoc_str(key) ? ydoc_str(key) : "?");
+	if (ydoc_check_keys(y, val, "a tree", tree_keys))
+		return -1;
+	t->package = need_str(y, val, "package", "a tree", &err);
+	t->tarball = need_str(y, val, "tarball", "a tree", &err);
+	t->series = need_str(y, val, "series", "a tree", &err);
+	vars = ydoc_get(y, val, "variants");
+	if (!vars || vars->type != YAML_MAPPING_NODE) {
+		fprintf(stderr, "%s:%d: tree %s needs a 'variants' mapping\n",
+			y->path, ydoc_line(val), t->name);
+		return -1;
+	}
+	for (pair = vars->data.mapping.pairs.start;
+	     pair < vars->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = yaml_document_get_node(&y->doc, pair->key);
+		yaml_node_t *v = yaml_document_get_node(&y->doc, pair->value);
+		struct variant *var;
+
+		t->variants = realloc(t->variants,
+				      (t->nr_variants + 1) * sizeof(*var));
+		var = &t->variants[t->nr_variants++];
+		memset(var, 0, sizeof(*var));
+		var->name = strdup(ydoc_str(k) ? ydoc_str(k) : "?");
+		if (v->type == YAML_MAPPING_NODE) {
+			err |= ydoc_check_keys(y, v, "a variant", variant_keys);
+			err |= get_list(y, v, "skip_patches",
+					&var->skip_patches);
+		}
+	}
+	return err;
+}
+
+int matrix_load(struct matrix *m, const char *path, const char *arches_dir)
+{
+	yaml_node_t *root, *trees, *run;
+	yaml_node_pair_t *pair;
+	struct ydoc y;
+	const char *s;
+	size_t i;
+	int err = 0;
+
+	memset(m, 0, sizeof(*m));
+	if (ydoc_load(&y, path))
+		return -1;
+	root = ydoc_root(&y);
+	if (ydoc_check_keys(&y, root, "matrix.yaml", matrix_keys)) {
+		ydoc_free(&y);
+		return -1;
+	}
+	trees = ydoc_get(&y, root, "trees");
+	if (!trees || trees->type != YAML_MAPPING_NODE) {
+		fprintf(stderr, "%s: needs a 'trees' mapping\n", path);
+		ydoc_free(&y);
+		return -1;
+	}
+	for (pair = trees->data.mapping.pairs.start;
+	     pair < trees->data.mapping.pairs.top; pair++) {
+		struct tree *t;
+
+		m->trees = realloc(m->trees, (m->nr_trees + 1) * sizeof(*t));
+		t = &m->trees[m->nr_trees++];
+		memset(t, 0, sizeof(*t));
+		err |= load_tree(&y,
+				 yaml_document_get_node(&y.doc, pair->key),
+				 yaml_document_get_node(&y.doc, pair->value),
+				 t);
+	}
+	run = ydoc_get(&y, root, "run");
+	if (ydoc_check_keys(&y, run, "run", run_keys)) {
+		ydoc_free(&y);
+		return -1;
+	}
+	err |= get_list(&y, run, "trees", &m->run_trees);
+	err |= get_list(&y, run, "variants", &m->run_variants);
+	err |= get_list(&y, run, "cells", &m->run_cells);
+	err |= get_list(&y, run, "kconfig", &m->kconfig);
+	err |= check_kconfig_lines(&y, &m->kconfig);
+	s = ydoc_str(ydoc_get(&y, run, "boot_timeout"));
+	m->boot_timeout = s ? atoi(s) : 120;
+	if (m->boot_timeout <= 0) {
+		fprintf(stderr, "%s: run.boot_timeout must be a positive number of seconds\n",
+			path);
+		err = -1;
+	}
+	ydoc_free(&y);
+
+	/* Everything named in 'run' must exist. */
+	for (i = 0; i < m->run_trees.n; i++)
+		if (!matrix_tree(m, m->run_trees.v[i])) {
+			fprintf(stderr, "%s: run.trees names unknown tree '%s'\n",
+				path, m->run_trees.v[i]);
+			err = -1;
+		}
+	for (i = 0; i < m->run_cells.n; i++) {
+		struct cell c;
+
+		if (cell_load(&c, arches_dir, m->run_cells.v[i]))
+			err = -1;
+		else
+			cell_free(&c);
+	}
+	if (err)
+		matrix_free(m);
+	return err ? -1 : 0;
+}
+
+void matrix_free(struct matrix *m)
+{
+	size_t i, j;
+
+	for (i = 0; i < m->nr_trees; i++) {
+		struct tree *t = &m->trees[i];
+
+		for (j = 0; j < t->nr_variants; j++) {
+			free(t->variants[j].name);
+			strlist_free(&t->variants[j].skip_patches);
+		}
+		free(t->variants);
+		free(t->name);
+		free(t->package);
+		free(t->tarball);
+		free(t->series);
+	}
+	free(m->trees);
+	strlist_free(&m->run_trees);
+	strlist_free(&m->run_variants);
+	strlist_free(&m->run_cells);
+	strlist_free(&m->kconfig);
+	memset(m, 0, sizeof(*m));
+}
+
+struct tree *matrix_tree(struct matrix *m, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_trees; i++)
+		if (!strcmp(m->trees[i].name, name))
+			return &m->trees[i];
+	return NULL;
+}
+
+struct variant *tree_variant(struct tree *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr_variants; i++)
+		if (!strcmp(t->variants[i].name, name))
+			return &t->variants[i];
+	return NULL;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The matrix as data: arches/<cell>.yaml and matrix.yaml. */
+#ifndef NMX_MATRIX_H
+#define NMX_MATRIX_H
+
+#include <stddef.h>
+
+struct strlist {
+	char **v;
+	size_t n;
+};
+
+void strlist_add(struct strlist *l, const char *s);
+void strlist_free(struct strlist *l);
+int strlist_has(const struct strlist *l, const char *s);
+
+/* Everything the tools know about one architecture cell. */
+struct cell {
+	char *name;
+	char *description;
+	/* Kbuild */
+	char *arch;
+	char *cross_compile;
+	struct strlist make_targets;
+	char *kernel_image;	/* relative to the build directory */
+	char *uimage_load;	/* mkimage load/entry address, or NULL */
+	char *dtb;		/* relative to the build directory, or NULL */
+	struct strlist kconfig;
+	/* QEMU */
+	char *qemu_binary;
+	struct strlist qemu_machine;
+	char *console;
+	/* Guest */
+	struct strlist guest_cflags;
+	char *uname_machine;
+	int big_endian;
+	char *fault_root;
+	char *fault_trigger;	/* "touch" or "read-zero" */
+	int poweroff_by_restart;
+	int bl_switcher;
+};
+
+int cell_load(struct cell *c, const char *arches_dir, const char *name);
+void cell_free(struct cell *c);
+/* Sorted names of all cells under @arches_dir (files "<name>.yaml"). */
+int cell_names(const char *arches_dir, struct strlist *names);
+
+struct variant {
+	char *name;
+	struct strlist skip_patches;
+};
+
+struct tree {
+	char *name;
+	char *package;
+	char *tarball;
+	char *series;		/* directory, relative to the repository */
+	struct variant *variants;
+	size_t nr_variants;
+};
+
+struct matrix {
+	struct tree *trees;
+	size_t nr_trees;
+	/* What a default run covers. */
+	struct strlist run_trees;
+	struct strlist run_variants;
+	struct strlist run_cells;
+	struct strlist kconfig;		/* extra symbols for every cell */
+	int boot_timeout;		/* seconds */
+};
+
+int matrix_load(struct matrix *m, const char *path, const char *arches_dir);
+void matrix_free(struct matrix *m);
+struct tree *matrix_tree(struct matrix *m, const char *name);
+struct variant *tree_variant(struct tree *t, const char *name);
+
+#endif
