@@ -32,12 +32,12 @@ static const char *find_any(const char *line, const char *const *marks)
  * Make a console line safe to parse and to store in JSON: drop CRs,
  * replace control and non-ASCII bytes (the guest prints ASCII only).
  */
-static long sanitize(char *s)
+static long sanitize(char *s, size_t len)
 {
-	char *w = s;
+	char *w = s, *end = s + len;
 	long bad = 0;
 
-	for (; *s; s++) {
+	for (; s < end; s++) {
 		unsigned char c = *s;
 
 		if (c == '\r')
@@ -222,11 +222,10 @@ int judge_console(const char *log_path, const char *out_dir, int timed_out,
 	while ((len = getline(&line, &cap, log)) >= 0) {
 		const char *s, *mark;
 
-		/* getline keeps NUL bytes; they are garbage too. */
-		v->garbage_bytes += (long)(len - (ssize_t)strlen(line));
 		if (len && line[len - 1] == '\n')
-			line[len - 1] = '\0';
-		v->garbage_bytes += sanitize(line);
+			line[--len] = '\0';
+		/* NUL bytes included: getline keeps them. */
+		v->garbage_bytes += sanitize(line, len);
 		v->lines++;
 		s = skip_blanks(line);
 

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of guest/fgraph.h on the host, against recorded function_graph
+ * traces in this directory. Prints TAP; exit 1 on any failure.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fgraph.h"
+
+#define MAX_EVENTS 4096
+
+static struct fg_event events[MAX_EVENTS];
+static int nr_test, nr_failed;
+
+static void check(int ok, const char *what)
+{
+	nr_test++;
+	if (!ok)
+		nr_failed++;
+	printf("%s %d %s\n", ok ? "ok" : "not ok", nr_test, what);
+}
+
+/* Parse tests/fgraph/@name; the text must outlive the trace. */
+static struct fg_trace load(const char *dir, const char *name, int cpu)
+{
+	struct fg_trace t = { .ev = events, .max = MAX_EVENTS };
+	char path[4096], *text;
+	long len;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "rb");
+	if (!f) {
+		perror(path);
+		exit(2);
+	}
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	text = calloc(1, len + 1);
+	if (!text || fread(text, 1, len, f) != (size_t)len)
+		exit(2);
+	fclose(f);
+	fg_parse(&t, text, cpu);
+	return t;
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = argc > 1 ? argv[1] : ".";
+	struct fg_trace t;
+	int sib;
+
+	t = load(dir, "arm64-unpruned.txt", 0);
+	check(!t.bad_line && !t.truncated, "arm64 unpruned trace balances");
+	check(fg_count_calls(&t, "handle_mm_fault") == 8,
+	      "arm64 unpruned: eight handle_mm_fault calls");
+	check(fg_count_calls(&t, "do_page_fault") == 8,
+	      "arm64 unpruned: eight do_page_fault calls");
+	check(fg_only_beneath(&t, "__handle_mm_fault", "handle_mm_fault"),
+	      "arm64 unpruned: __handle_mm_fault only beneath handle_mm_fault");
+	check(!fg_only_beneath(&t, "up_read", "handle_mm_fault"),
+	      "arm64 unpruned: up_read also outside handle_mm_fault");
+	sib = fg_later_sibling(&t, "handle_mm_fault");
+	check(sib >= 0 && !strcmp(t.ev[sib].name, "up_read") &&
+	      t.ev[sib].depth == 1 &&
+	      !strcmp(t.ev[t.ev[sib].parent].name, "do_page_fault"),
+	      "arm64 unpruned: later sibling is up_read at depth 1 in do_page_fault");
+
+	t = load(dir, "arm64-pruned.txt", 0);
+	check(!t.bad_line, "arm64 pruned trace balances");
+	check(fg_count_calls(&t, "handle_mm_fault") == 0,
+	      "arm64 pruned: no handle_mm_fault");
+	check(fg_count_calls(&t, "up_read") == 8, "arm64 pruned: up_read kept");
+	check(t.ev[0].depth == 0 && !strcmp(t.ev[0].name, "mutex_unlock") &&
+	      t.ev[0].kind == FG_LEAF,
+	      "arm64 pruned: the stray depth-0 mutex_unlock() is seen as a leaf");
+
+	t = load(dir, "unclosed-entry.txt", 0);
+	check(t.bad_line && !strcmp(t.bad_why,
+				    "entry never closed (braces unbalanced)"),
+	      "an entry without its closing brace is caught");
+
+	t = load(dir, "brace-wrong-depth.txt", 0);
+	check(t.bad_line == 10 &&
+	      !strcmp(t.bad_why, "closing brace at wrong depth"),
+	      "a closing brace at the wrong depth is caught, with its line");
+
+	t = load(dir, "two-cpus.txt", 0);
+	check(!t.bad_line && t.nr == 6,
+	      "two CPUs: CPU 0 alone balances; banners, comments, arrows skipped");
+	sib = fg_later_sibling(&t, "handle_mm_fault");
+	check(sib >= 0 && !strcmp(t.ev[sib].name, "up_read"),
+	      "two CPUs: CPU 0's later sibling found across a comment");
+	t = load(dir, "two-cpus.txt", 1);
+	check(!t.bad_line && t.nr == 3 &&
+	      fg_count_calls(&t, "read_zero") == 1,
+	      "two CPUs: CPU 1 alone balances");
+	t = load(dir, "two-cpus.txt", -1);
+	check(t.bad_line != 0,
+	      "two CPUs mixed into one stream do not balance");
+
+	printf("1..%d\n", nr_test);
+	return nr_failed ? 1 : 0;
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Regenerate the golden files under tests/golden/ from the current arches/
+# and matrix.yaml. Review the diff: the unit tests fail on any drift.
+set -euo pipefail
+
+# golden_qemu CELL: the QEMU command line, one argument per line.
+golden_qemu() {
+	local dtb=()
+	[ "$1" = arm-biglittle ] && dtb=(--dtb /build/cell.dtb)
+	"$NMX" -m "$TOP/matrix.yaml" -a "$TOP/arches" qemu-cmd --cell "$1" \
+		--kernel /build/kernel --initrd /build/initramfs.cpio "${dtb[@]}" \
+		--accel tcg --log /results/boot.log | tr '\0' '\n'
+}
+
+golden_fragment() {
+	"$NMX" -m "$TOP/matrix.yaml" -a "$TOP/arches" fragment --cell "$1" \
+		--common kconfig/common.config -o /dev/stdout
+}
+
+main() {
+	local cell
+	TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+	NMX=$TOP/tools/nmx/nmx
+	make -s -C "$TOP/tools/nmx"
+	cd "$TOP"
+	for cell in $("$NMX" -m matrix.yaml -a arches cells | cut -d' ' -f3 | sort -u); do
+		golden_qemu "$cell" >"tests/golden/qemu-cmd-$cell.txt"
+		golden_fragment "$cell" >"tests/golden/fragment-$cell.config"
+	done
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	main "$@"
+fi

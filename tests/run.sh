@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The test command (README, .ci/run): unit tests of the host tools against
+# recorded logs and traces, then the whole matrix end to end.
+#
+#   tests/run.sh [--unit-only]
+#
+# Ends with "N passed, N failed" over unit tests and matrix cells; exits
+# non-zero if anything failed or any cell did not PASS.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+passed=0
+failed=0
+
+# count_tap FILE: add a TAP stream's results to the totals.
+count_tap() {
+	local ok notok
+	ok=$(grep -c '^ok ' "$1" || true)
+	notok=$(grep -c '^not ok ' "$1" || true)
+	passed=$((passed + ok))
+	failed=$((failed + notok))
+}
+
+unit_tests() {
+	local out
+	out=$(mktemp -d)
+	make -s -C "$TOP/tools/nmx"
+
+	# Lint as a test: the scripts stay ShellCheck-clean.
+	if shellcheck "$TOP"/*.sh "$TOP"/scripts/*.sh "$TOP"/tests/*.sh "$TOP/.ci/run"; then
+		echo "ok 1 shellcheck" >"$out/shellcheck.tap"
+	else
+		echo "not ok 1 shellcheck" >"$out/shellcheck.tap"
+	fi
+	cat "$out/shellcheck.tap"
+	count_tap "$out/shellcheck.tap"
+
+	bats --tap "$TOP/tests/unit" | tee "$out/bats.tap" || true
+	count_tap "$out/bats.tap"
+
+	gcc -std=gnu11 -Wall -Wextra -Werror -include string.h -I "$TOP/guest" \
+		-o "$out/fgraph_test" "$TOP/tests/fgraph/fgraph_test.c"
+	"$out/fgraph_test" "$TOP/tests/fgraph" | tee "$out/fgraph.tap" || true
+	count_tap "$out/fgraph.tap"
+	rm -rf "$out"
+}
+
+matrix_test() {
+	local rc=0 summary
+	"$TOP/matrix.sh" || rc=$?
+	summary=$TOP/results/latest/summary.txt
+	if [ -f "$summary" ]; then
+		passed=$((passed + $(grep -c ' PASS ' "$summary" || true)))
+		failed=$((failed + $(grep -Ec ' (TEST_FAIL|BOOT_FAIL|TIMEOUT|BUILD_FAIL|CONFIG_FAIL|PATCH_FAIL|INFRA_FAIL) ' "$summary" || true)))
+	fi
+	if [ "$rc" -ne 0 ]; then
+		echo "matrix: exit $rc (see $summary)"
+		failed=$((failed > 0 ? failed : 1))
+	fi
+}
+
+main() {
+	local unit_only=0
+	[ "${1:-}" = --unit-only ] && unit_only=1
+	"$TOP/scripts/install-deps.sh"
+	unit_tests
+	[ "$unit_only" -eq 1 ] || matrix_test
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
+
+main "$@"

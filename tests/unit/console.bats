@@ -1,0 +1,110 @@
+#!/usr/bin/env bats
+# nmx judge against recorded console logs, one per case (tests/console/).
+# The verdict must come from the text alone.
+
+load helpers
+
+# judge CASE [--timed-out]: run nmx judge on tests/console/CASE.log.
+judge() {
+	local name=$1
+	shift
+	run "$NMX" judge --log "$TESTS_DIR/console/$name.log" --out "$SCRATCH" "$@"
+}
+
+@test "clean pass: PASS, nine subtests, both traces saved" {
+	judge clean-pass-arm64
+	[ "$status" -eq 0 ]
+	[ "$output" = "PASS: 9 tests ok" ]
+	grep -q '"status": "PASS"' "$SCRATCH/verdict.json"
+	grep -q 'do_page_fault() {' "$SCRATCH/trace-unpruned.txt"
+	grep -q 'handle_mm_fault() {' "$SCRATCH/trace-unpruned.txt"
+	! grep -q 'handle_mm_fault' "$SCRATCH/trace-pruned.txt"
+	! grep -q 'NMX-FILE' "$SCRATCH/trace-pruned.txt"
+}
+
+@test "clean pass: diagnostics stay with their subtest" {
+	judge clean-pass-arm64
+	grep -q 'later sibling of handle_mm_fault: up_read' "$SCRATCH/verdict.json"
+}
+
+@test "kernel panic before any KTAP: BOOT_FAIL naming the panic" {
+	judge panic-before-ktap
+	[ "$status" -eq 1 ]
+	[[ "$output" == "BOOT_FAIL: kernel panic before any test: Kernel panic - not syncing: Attempted to kill init!"* ]]
+}
+
+@test "init cannot run: BOOT_FAIL naming the kernel's complaint" {
+	judge no-init
+	[ "$status" -eq 1 ]
+	[[ "$output" == "BOOT_FAIL: init did not start: Failed to execute /init (error -8)" ]]
+}
+
+@test "log truncated in the middle of a trace: TEST_FAIL, incomplete KTAP" {
+	judge truncated-mid-trace
+	[ "$status" -eq 1 ]
+	[ "$output" = "TEST_FAIL: KTAP incomplete: 4 of 9 results; log ends early" ]
+}
+
+@test "garbage bytes in the console: still judged, bytes counted" {
+	judge garbage-bytes
+	[ "$status" -eq 0 ]
+	[ "$output" = "PASS: 9 tests ok" ]
+	grep -q '"garbage_bytes": 6' "$SCRATCH/verdict.json"
+	# JSON stays valid UTF-8 whatever the console held.
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$SCRATCH/verdict.json"
+}
+
+@test "guest hangs mid-test and is killed: TIMEOUT" {
+	judge guest-hangs --timed-out
+	[ "$status" -eq 1 ]
+	[ "$output" = "TIMEOUT: KTAP incomplete: 4 of 9 results; guest stopped printing" ]
+}
+
+@test "guest hangs after printing PASS (power-off failed): TIMEOUT" {
+	judge clean-pass-arm64 --timed-out
+	[ "$status" -eq 1 ]
+	[[ "$output" == "TIMEOUT: guest passed but QEMU did not exit"* ]]
+}
+
+@test "success marker missing: TEST_FAIL although every subtest is ok" {
+	judge missing-marker
+	[ "$status" -eq 1 ]
+	[ "$output" = "TEST_FAIL: all tests ok, but the success marker 'NMX-RESULT: PASS' is missing" ]
+}
+
+@test "a failed subtest: TEST_FAIL naming it" {
+	judge failed-subtest
+	[ "$status" -eq 1 ]
+	[ "$output" = "TEST_FAIL: failed: pruned_subtree_hidden" ]
+	grep -q '"result": "FAIL"' "$SCRATCH/verdict.json"
+}
+
+@test "results out of order: TEST_FAIL, malformed KTAP" {
+	judge results-out-of-order
+	[ "$status" -eq 1 ]
+	[ "$output" = "TEST_FAIL: KTAP results out of order or duplicated" ]
+}
+
+@test "kernel WARNING during the run: TEST_FAIL even with all ok" {
+	judge kernel-warning
+	[ "$status" -eq 1 ]
+	[[ "$output" == "TEST_FAIL: all tests ok, but the kernel reported: WARNING: CPU: 0"* ]]
+}
+
+@test "empty console: BOOT_FAIL, or TIMEOUT when QEMU was killed" {
+	judge empty
+	[ "$output" = "BOOT_FAIL: QEMU exited without KTAP output (console empty)" ]
+	judge empty --timed-out
+	[ "$output" = "TIMEOUT: no KTAP output before the timeout (console empty)" ]
+}
+
+@test "kernel stops after its banner: BOOT_FAIL" {
+	judge silent-after-boot
+	[ "$status" -eq 1 ]
+	[ "$output" = "BOOT_FAIL: QEMU exited without KTAP output" ]
+}
+
+@test "unreadable log: infrastructure error (exit 2)" {
+	run "$NMX" judge --log "$SCRATCH/absent.log" --out "$SCRATCH"
+	[ "$status" -eq 2 ]
+}

@@ -1,0 +1,168 @@
+#!/usr/bin/env bats
+# nmx's data handling: matrix.yaml and arches/ expansion, kconfig check,
+# generated command lines (golden files), result.json and summary.
+
+load helpers
+
+@test "default run: four cells of linux-6.1 upstream" {
+	run nmx cells
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 4 ]
+	[ "${lines[0]}" = "linux-6.1 upstream x86_64" ]
+	[ "${lines[3]}" = "linux-6.1 upstream arm-be8" ]
+}
+
+@test "an unknown cell lists the valid ones (exit 2)" {
+	run nmx cells --cell riscv64
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown cell 'riscv64'; valid cells: arm-be8 arm-biglittle arm64 x86_64"* ]]
+}
+
+@test "a path is not a cell name" {
+	run nmx cells --cell ../matrix
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown cell '../matrix'"* ]]
+}
+
+@test "an unknown variant is refused" {
+	run nmx cells --variant nosuch
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"tree linux-6.1 has no variant 'nosuch'"* ]]
+}
+
+@test "matrix.yaml: a misspelt key is an error with its line" {
+	run "$NMX" -m "$TESTS_DIR/matrix/unknown-key.yaml" -a "$TOP/arches" cells
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown-key.yaml:12: unknown key 'boot_timeuot' in run"* ]]
+}
+
+@test "matrix.yaml: a cell without an arch file is an error" {
+	run "$NMX" -m "$TESTS_DIR/matrix/unknown-cell.yaml" -a "$TOP/arches" cells
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown cell 'riscv64'"* ]]
+}
+
+@test "matrix.yaml: broken YAML is reported with line and column" {
+	run "$NMX" -m "$TESTS_DIR/matrix/broken.yaml" -a "$TOP/arches" cells
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"broken.yaml:2:1: "* ]]
+}
+
+@test "arch file: a misspelt key is an error, not silently ignored" {
+	cp -r "$TOP/arches" "$SCRATCH/arches"
+	sed -i 's/^kernel_image:/kernel_imgae:/' "$SCRATCH/arches/arm64.yaml"
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" env \
+		--tree linux-6.1 --variant upstream --cell arm64
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown key 'kernel_imgae' in the cell"* ]]
+}
+
+@test "arch file: a bad kconfig entry is refused" {
+	cp -r "$TOP/arches" "$SCRATCH/arches"
+	sed -i 's/- CONFIG_SERIAL_AMBA_PL011=y/- SERIAL_AMBA_PL011/' "$SCRATCH/arches/arm64.yaml"
+	run "$NMX" -a "$SCRATCH/arches" -m "$TOP/matrix.yaml" env \
+		--tree linux-6.1 --variant upstream --cell arm64
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"bad kconfig entry 'SERIAL_AMBA_PL011'"* ]]
+}
+
+@test "env: list values survive as one shell word each (BE8 link flag)" {
+	run nmx env --tree linux-6.1 --variant upstream --cell arm-be8
+	[ "$status" -eq 0 ]
+	eval "$output"
+	[ "${NMX_GUEST_CFLAGS[3]}" = "-Wl,--be8" ]
+	[ "$NMX_GUEST_BIG_ENDIAN" = 1 ]
+	[ "$NMX_UIMAGE_LOAD" = 0x40008000 ]
+}
+
+@test "config-check: everything survived" {
+	run "$NMX" config-check "$TESTS_DIR/kconfig/requested.config" "$TESTS_DIR/kconfig/survived.config"
+	[ "$status" -eq 0 ]
+	[ "$output" = "all 6 requested symbols present" ]
+}
+
+@test "config-check: each dropped or changed symbol is named" {
+	run "$NMX" config-check "$TESTS_DIR/kconfig/requested.config" "$TESTS_DIR/kconfig/dropped.config"
+	[ "$status" -eq 1 ]
+	[ "${lines[0]}" = "CONFIG_FUNCTION_GRAPH_TRACER: requested y, final .config has it unset" ]
+	[ "${lines[1]}" = "CONFIG_DYNAMIC_FTRACE: requested y, final .config has it unset" ]
+	[ "${lines[2]}" = "CONFIG_THUMB2_KERNEL: requested n, final .config has y" ]
+	[ "${lines[3]}" = "CONFIG_LOG_BUF_SHIFT: requested 14, final .config has 17" ]
+	[ "${lines[4]}" = "4 of 6 requested symbol(s) did not survive olddefconfig" ]
+}
+
+@test "golden: QEMU command lines of every cell" {
+	source "$TESTS_DIR/regen-golden.sh"
+	cd "$TOP"
+	for cell in x86_64 arm64 arm-biglittle arm-be8; do
+		golden_qemu "$cell" >"$SCRATCH/q"
+		diff -u "$TESTS_DIR/golden/qemu-cmd-$cell.txt" "$SCRATCH/q"
+	done
+}
+
+@test "golden: requested kconfig of every cell" {
+	source "$TESTS_DIR/regen-golden.sh"
+	cd "$TOP"
+	for cell in x86_64 arm64 arm-biglittle arm-be8; do
+		golden_fragment "$cell" >"$SCRATCH/f"
+		diff -u "$TESTS_DIR/golden/fragment-$cell.config" "$SCRATCH/f"
+	done
+}
+
+@test "qemu-cmd: the big.LITTLE cell refuses to boot without its DTB" {
+	run nmx qemu-cmd --cell arm-biglittle --kernel k --initrd i --log l
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"boots with a DTB: pass --dtb"* ]]
+}
+
+# A results directory the way matrix.sh leaves it.
+fake_cell() { # dir status-of-configure
+	mkdir -p "$1"
+	printf 'cell\t%s\ntree\tlinux-6.1\nvariant\tupstream\n' "$(basename "$1")" >"$1/meta.tsv"
+	printf 'prepare\tok\t0.5\t1 patch(es) applied\n' >"$1/stages.tsv"
+	printf 'configure\t%s\t3.0\tCONFIG_FOO\n' "$2" >>"$1/stages.tsv"
+	printf 'make tinyconfig\n' >"$1/reproduce.sh"
+}
+
+@test "result: a failed stage decides the status, its detail the reason" {
+	fake_cell "$SCRATCH/run/linux-6.1-upstream/arm64" CONFIG_FAIL
+	run "$NMX" result --cell-dir "$SCRATCH/run/linux-6.1-upstream/arm64"
+	[ "$status" -eq 0 ]
+	grep -q '"status": "CONFIG_FAIL"' "$SCRATCH/run/linux-6.1-upstream/arm64/result.json"
+	grep -q '"failed_stage": "configure"' "$SCRATCH/run/linux-6.1-upstream/arm64/result.json"
+	grep -q '"make tinyconfig"' "$SCRATCH/run/linux-6.1-upstream/arm64/result.json"
+}
+
+@test "result: the verdict decides when every stage passed" {
+	local d=$SCRATCH/run/linux-6.1-upstream/arm64
+	fake_cell "$d" ok
+	"$NMX" judge --log "$TESTS_DIR/console/clean-pass-arm64.log" --out "$d" >/dev/null
+	printf 'boot\tok\t2.5\tQEMU exited\n' >>"$d/stages.tsv"
+	"$NMX" result --cell-dir "$d"
+	grep -q '"status": "PASS"' "$d/result.json"
+	grep -q '"name": "pruned_tracing_resumes_at_sibling"' "$d/result.json"
+}
+
+@test "summary: exit 0 all pass, 1 a failure, 2 an infrastructure error" {
+	local d=$SCRATCH/run/linux-6.1-upstream
+	fake_cell "$d/arm64" ok
+	"$NMX" judge --log "$TESTS_DIR/console/clean-pass-arm64.log" --out "$d/arm64" >/dev/null
+	"$NMX" result --cell-dir "$d/arm64"
+	run "$NMX" summary "$SCRATCH/run"
+	[ "$status" -eq 0 ]
+	fake_cell "$d/arm-be8" BUILD_FAIL
+	"$NMX" result --cell-dir "$d/arm-be8"
+	run "$NMX" summary "$SCRATCH/run"
+	[ "$status" -eq 1 ]
+	grep -q 'arm-be8 .*BUILD_FAIL' "$SCRATCH/run/summary.txt"
+	fake_cell "$d/x86_64" INFRA_FAIL
+	"$NMX" result --cell-dir "$d/x86_64"
+	run "$NMX" summary "$SCRATCH/run"
+	[ "$status" -eq 2 ]
+	grep -q '^1 passed, 1 failed, 1 infrastructure$' "$SCRATCH/run/summary.txt"
+}
+
+@test "summary: a run with no results is an infrastructure error" {
+	run "$NMX" summary "$SCRATCH"
+	[ "$status" -eq 2 ]
+}
