@@ -51,8 +51,8 @@ variant_patches() {
 		for skip in "${NMX_SKIP_PATCHES[@]}"; do
 			[ "$name" = "$skip" ] && continue 2
 		done
-		printf '%s\n' "$NMX_TOP/$NMX_SERIES_DIR/$name"
-	done <"$NMX_TOP/$NMX_SERIES_DIR/series"
+		printf '%s\n' "$SERIES_DIR/$name"
+	done <"$SERIES_DIR/series"
 }
 
 # A pristine git copy of the Debian tree, one per package version.
@@ -74,6 +74,10 @@ ensure_pristine() {
 			-m "$NMX_TREE_PACKAGE $PKG_VERSION (pristine)" &&
 		git -C "$PRISTINE" tag pristine &&
 		touch "$PRISTINE.ok"
+}
+
+record_tree_version() {
+	record_meta "$CELL_DIR" tree_version "$(sed -n 's/^VERSION = //p;s/^PATCHLEVEL = //p;s/^SUBLEVEL = //p' "$NMX_SRC/Makefile" | paste -sd. -)"
 }
 
 stage_prepare() {
@@ -99,6 +103,7 @@ stage_prepare() {
 	stamp=$NMX_WORK/series.applied
 	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
 		[ -z "$(git -C "$NMX_SRC" status --porcelain --untracked-files=no)" ]; then
+		record_tree_version
 		record_stage "$CELL_DIR" prepare ok "$(seconds_since "$t0")" "series already applied"
 		return 0
 	fi
@@ -121,6 +126,7 @@ stage_prepare() {
 		fi
 	done < <(variant_patches)
 	echo "$want" >"$stamp"
+	record_tree_version
 	record_stage "$CELL_DIR" prepare ok "$(seconds_since "$t0")" "$(variant_patches | wc -l) patch(es) applied"
 }
 
@@ -258,7 +264,6 @@ record_environment() {
 	record_meta "$CELL_DIR" description "$NMX_DESCRIPTION"
 	record_meta "$CELL_DIR" kbuild_arch "$NMX_ARCH"
 	record_meta "$CELL_DIR" tree_package "$NMX_TREE_PACKAGE $PKG_VERSION"
-	record_meta "$CELL_DIR" tree_version "$(sed -n 's/^VERSION = //p;s/^PATCHLEVEL = //p;s/^SUBLEVEL = //p' "$NMX_SRC/Makefile" 2>/dev/null | paste -sd. -)"
 	record_meta "$CELL_DIR" compiler "$("${NMX_CROSS_COMPILE}gcc" --version 2>/dev/null | head -n 1)"
 	record_meta "$CELL_DIR" series "$(variant_patches | xargs -r -n1 basename | paste -sd' ' -)"
 }
@@ -284,6 +289,10 @@ main() {
 	LOG=$CELL_DIR/build.log
 	PKG_VERSION=$(dpkg-query -W -f='${Version}' "$NMX_TREE_PACKAGE" 2>/dev/null || echo unknown)
 	PRISTINE=$NMX_CACHE/src/${NMX_TREE_PACKAGE}_$PKG_VERSION
+	case $NMX_SERIES_DIR in
+	/*) SERIES_DIR=$NMX_SERIES_DIR ;;
+	*) SERIES_DIR=$NMX_TOP/$NMX_SERIES_DIR ;;
+	esac
 	# Fixed, so an unchanged tree rebuilds nothing and ccache hits.
 	BUILD_TIMESTAMP="$PKG_VERSION"
 	case $stage in
@@ -292,11 +301,11 @@ main() {
 		"stage_$stage"
 		;;
 	all)
+		record_environment
 		for STAGE in prepare configure kernel guest; do
 			progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): $STAGE"
 			"stage_$STAGE"
 		done
-		record_environment
 		;;
 	*) usage ;;
 	esac

@@ -5,6 +5,9 @@
 NMX_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 NMX_CACHE=${NMX_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/notrace-matrix}
 NMX_BIN=${NMX_BIN:-$NMX_TOP/tools/nmx/nmx}
+# Another matrix or set of cells (the tests use a fake tree this way).
+NMX_MATRIX=${NMX_MATRIX:-$NMX_TOP/matrix.yaml}
+NMX_ARCHES_DIR=${NMX_ARCHES_DIR:-$NMX_TOP/arches}
 NMX_START=${NMX_START:-$(date +%s)}
 export NMX_CACHE NMX_START
 
@@ -22,7 +25,7 @@ progress() {
 }
 
 nmx() {
-	"$NMX_BIN" -m "$NMX_TOP/matrix.yaml" -a "$NMX_TOP/arches" "$@"
+	"$NMX_BIN" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" "$@"
 }
 
 # Load the NMX_* description of one cell (tree, variant, cell).

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Measure the matrix's speed targets and append the figures to
+# benchmarks/figures.md (targets: cold four-cell run <= 30 min wall,
+# rerun with nothing changed <= 2 min, boot + verdict <= 15 s per cell).
+#
+#   scripts/benchmark.sh [--cold]
+#
+# --cold first empties ccache and the build directories (the unpacked
+# tree stays): every kernel is then compiled from scratch.
+set -euo pipefail
+
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+timed_run() { # label
+	local t0 t1 rc=0
+	t0=$(date +%s)
+	"$NMX_TOP/matrix.sh" --no-install >/dev/null 2>&1 || rc=$?
+	t1=$(date +%s)
+	printf '| %s | %s | %dm%02ds | %s |\n' "$(date -u +%Y-%m-%d)" "$1" \
+		$(((t1 - t0) / 60)) $(((t1 - t0) % 60)) "exit $rc; $(per_cell)"
+}
+
+# "cell: build Xs, boot Ys" for each cell of results/latest.
+per_cell() {
+	awk 'NR > 1 && NF >= 6 && $1 ~ /-/ { printf "%s%s %s build %ss boot %ss", sep, $2, $3, $5, $6; sep = "; " }' \
+		"$NMX_TOP/results/latest/summary.txt"
+}
+
+main() {
+	local figures=$NMX_TOP/benchmarks/figures.md
+	mkdir -p "$(dirname "$figures")"
+	if [ "${1:-}" = --cold ]; then
+		rm -rf "$NMX_CACHE/ccache" "$NMX_CACHE"/work/*/out
+		timed_run "cold (empty ccache, no build dirs)" | tee -a "$figures"
+	fi
+	timed_run "rerun, nothing changed" | tee -a "$figures"
+}
+
+main "$@"
