@@ -35,7 +35,7 @@ probe_accel() {
 	timeout -k 2 15 "$NMX_QEMU_BINARY" -accel kvm -M q35 -cpu host -m 256M \
 		-display none -monitor none -no-reboot -serial "file:$probe_log" \
 		-kernel "$kernel" -append "console=ttyS0 panic=-1 rdinit=/nmx-probe" \
-		>/dev/null 2>&1 || true
+		>"$probe_log.qemu" 2>&1 || true
 	if grep -q 'Kernel panic' "$probe_log" 2>/dev/null; then
 		echo kvm
 	else
@@ -76,6 +76,10 @@ main() {
 	fi
 	accel=$(probe_accel "$kernel" "$cell_dir/accel-probe.log")
 	record_meta "$cell_dir" accelerator "$accel"
+	if [ -f "$cell_dir/accel-probe.log.qemu" ]; then
+		record_meta "$cell_dir" accelerator_probe \
+			"KVM probe: $(head -c 300 "$cell_dir/accel-probe.log.qemu" | head -n 2)"
+	fi
 	record_meta "$cell_dir" qemu_version "$("$NMX_QEMU_BINARY" --version | head -n 1)"
 
 	mapfile -d '' cmd < <(nmx qemu-cmd --cell "$NMX_CELL" --kernel "$kernel" \

@@ -109,7 +109,10 @@ stage_prepare() {
 	fi
 	rm -f "$stamp"
 	{
-		git -C "$NMX_SRC" am --abort || true
+		# A run killed in the middle of git am leaves it half done.
+		if [ -d "$(git -C "$NMX_SRC" rev-parse --git-path rebase-apply)" ]; then
+			git -C "$NMX_SRC" am --abort
+		fi
 		# Only files that differ are rewritten: the rebuild stays small.
 		git -C "$NMX_SRC" checkout -q -f --detach pristine
 	} >>"$LOG" 2>&1

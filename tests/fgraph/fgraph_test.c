@@ -88,6 +88,16 @@ int main(int argc, char **argv)
 	      !strcmp(t.bad_why, "closing brace at wrong depth"),
 	      "a closing brace at the wrong depth is caught, with its line");
 
+	/*
+	 * Recorded on arm64: a timer interrupt inside get_page_from_freelist()
+	 * shows its work one level too shallow (irq_enter_rcu() at the open
+	 * function's own depth). The parser must call that out, not hide it.
+	 */
+	t = load(dir, "arm64-irq-depth-skew.txt", 0);
+	check(t.bad_line == 28 &&
+	      !strcmp(t.bad_why, "call depth disagrees with open braces"),
+	      "arm64 interrupt inside the window: depth skew caught at line 28");
+
 	t = load(dir, "two-cpus.txt", 0);
 	check(!t.bad_line && t.nr == 6,
 	      "two CPUs: CPU 0 alone balances; banners, comments, arrows skipped");

@@ -1,0 +1,126 @@
+#!/usr/bin/env bats
+# build.sh's stages against a fake kernel tree (tests/fake-tree): no
+# compiling, seconds per test. Checks the statuses and the evidence left
+# in the cell directory.
+
+load helpers
+
+# A matrix whose trees are the fake tree as a tarball, with a good and a
+# bad series, and a cache of its own.
+setup_fake() { # extra-kconfig
+	local fake=$TESTS_DIR/fake-tree
+	tar -C "$fake" -cJf "$SCRATCH/linux-fake.tar.xz" linux-fake
+	cat >"$SCRATCH/matrix.yaml" <<-YAML
+		trees:
+		  fake-good:
+		    package: nmx-fake-package
+		    tarball: $SCRATCH/linux-fake.tar.xz
+		    series: $fake/series-good
+		    variants: {upstream: {}}
+		  fake-bad:
+		    package: nmx-fake-package
+		    tarball: $SCRATCH/linux-fake.tar.xz
+		    series: $fake/series-bad
+		    variants: {upstream: {}}
+		run:
+		  trees: [fake-good]
+		  variants: [upstream]
+		  cells: [fake]
+		  kconfig: [${1:-}]
+	YAML
+	export NMX_MATRIX=$SCRATCH/matrix.yaml NMX_ARCHES_DIR=$fake/arches
+	export NMX_CACHE=$SCRATCH/cache
+	CELL=$SCRATCH/cell
+}
+
+build() { # tree stage
+	run "$TOP/build.sh" --stage "$2" --cell-dir "$CELL" "$1" upstream fake
+}
+
+@test "prepare: the series applies onto a pristine git copy of the tarball" {
+	setup_fake
+	build fake-good prepare
+	[ "$status" -eq 0 ]
+	grep -q 'three lines, patched' "$NMX_CACHE/work/fake-good-upstream/src/README"
+	grep -q "^prepare	ok	.*	1 patch(es) applied" "$CELL/stages.tsv"
+	# The pristine copy stays pristine.
+	grep -q '^It has three lines.$' "$NMX_CACHE"/src/nmx-fake-package_*/README
+}
+
+@test "prepare: a second run with the same series changes nothing" {
+	setup_fake
+	build fake-good prepare
+	build fake-good prepare
+	[ "$status" -eq 0 ]
+	grep -q "series already applied" "$CELL/stages.tsv"
+}
+
+@test "prepare: a patch that does not apply is PATCH_FAIL with the hunk in build.log" {
+	setup_fake
+	build fake-bad prepare
+	[ "$status" -eq 1 ]
+	grep -q "^prepare	PATCH_FAIL	.*0001-fake-A-patch-that-does-not-apply.patch does not apply" "$CELL/stages.tsv"
+	grep -q 'does not apply; the rejected hunk' "$CELL/build.log"
+	grep -q '^It has four lines.$' "$CELL/build.log"
+	# The reproducer names the command that failed.
+	grep -q 'git -C .* am .*0001-fake-A-patch-that-does-not-apply.patch' "$CELL/reproduce.sh"
+}
+
+@test "configure: every requested symbol survived" {
+	setup_fake
+	build fake-good prepare
+	build fake-good configure
+	[ "$status" -eq 0 ]
+	grep -q '^CONFIG_FAKE_WANTED=y$' "$CELL/config"
+	grep -q "^configure	ok	.*	all .* requested symbols present" "$CELL/stages.tsv"
+}
+
+@test "configure: a symbol that did not survive is CONFIG_FAIL, named, before compiling" {
+	setup_fake CONFIG_FAKE_DROPPED_BY_KCONFIG=y
+	build fake-good prepare
+	build fake-good configure
+	[ "$status" -eq 1 ]
+	grep -q "^configure	CONFIG_FAIL	.*CONFIG_FAKE_DROPPED_BY_KCONFIG" "$CELL/stages.tsv"
+	grep -q 'CONFIG_FAKE_DROPPED_BY_KCONFIG: requested y, final .config has it unset' "$CELL/config-check.txt"
+}
+
+@test "configure: refuses to run on an unprepared tree" {
+	setup_fake
+	build fake-good configure
+	[ "$status" -eq 2 ]
+	grep -q "^configure	INFRA_FAIL	.*not prepared" "$CELL/stages.tsv"
+}
+
+@test "kernel: the image is built, sizes recorded" {
+	setup_fake
+	build fake-good prepare
+	build fake-good configure
+	build fake-good kernel
+	[ "$status" -eq 0 ]
+	grep -q "^kernel	ok	" "$CELL/stages.tsv"
+	grep -q "^kernel_image_bytes	" "$CELL/meta.tsv"
+}
+
+@test "kernel: a compiler error is BUILD_FAIL quoting the error" {
+	setup_fake CONFIG_FAKE_BREAK_BUILD=y
+	build fake-good prepare
+	build fake-good configure
+	build fake-good kernel
+	[ "$status" -eq 1 ]
+	grep -q "^kernel	BUILD_FAIL	.*init/fake.c:1:1: error: the fake build was asked to fail" "$CELL/stages.tsv"
+}
+
+@test "a missing tarball is INFRA_FAIL (exit 2) naming the package" {
+	setup_fake
+	sed -i "s|$SCRATCH/linux-fake.tar.xz|$SCRATCH/absent.tar.xz|" "$NMX_MATRIX"
+	build fake-good prepare
+	[ "$status" -eq 2 ]
+	grep -q "INFRA_FAIL	0	.*absent.tar.xz missing (apt-get install nmx-fake-package)" "$CELL/stages.tsv"
+}
+
+@test "an unknown cell lists the valid ones" {
+	setup_fake
+	run "$TOP/build.sh" --cell-dir "$CELL" fake-good upstream nosuch
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown cell 'nosuch'; valid cells: fake"* ]]
+}
