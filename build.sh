@@ -101,6 +101,12 @@ stage_prepare() {
 		done
 	} | sha256sum | cut -d' ' -f1)
 	stamp=$NMX_WORK/series.applied
+	printf '# tree: %s unpacked from %s into a git repository tagged "pristine"\n' \
+		"$PRISTINE" "$NMX_TREE_TARBALL" >>"$CELL_DIR/reproduce.sh"
+	record_command "$CELL_DIR" git -C "$NMX_SRC" checkout -f --detach pristine
+	while read -r patch; do
+		record_command "$CELL_DIR" git -C "$NMX_SRC" am "$patch"
+	done < <(variant_patches)
 	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
 		[ -z "$(git -C "$NMX_SRC" status --porcelain --untracked-files=no)" ]; then
 		record_tree_version
@@ -117,7 +123,6 @@ stage_prepare() {
 		git -C "$NMX_SRC" checkout -q -f --detach pristine
 	} >>"$LOG" 2>&1
 	while read -r patch; do
-		record_command "$CELL_DIR" git -C "$NMX_SRC" am "$patch"
 		if ! git -C "$NMX_SRC" -c user.name=notrace-matrix \
 			-c user.email=notrace-matrix@localhost am -q "$patch" >>"$LOG" 2>&1; then
 			{
@@ -185,6 +190,9 @@ stage_kernel() {
 	jobs=$(($(nproc) + 1))
 	record_command "$CELL_DIR" make -C "$NMX_SRC" O="$NMX_OUT" ARCH="$NMX_ARCH" \
 		CROSS_COMPILE="$NMX_CROSS_COMPILE" -j"$jobs" "${NMX_MAKE_TARGETS[@]}"
+	record_command "$CELL_DIR" make -C "$NMX_SRC" O="$NMX_OUT" ARCH="$NMX_ARCH" \
+		CROSS_COMPILE="$NMX_CROSS_COMPILE" headers_install \
+		INSTALL_HDR_PATH="$NMX_OUT/nmx-headers"
 	# One kernel build at a time on this machine, whoever starts it.
 	mkdir -p "$NMX_CACHE"
 	if ! (
@@ -253,7 +261,8 @@ stage_guest() {
 		nod /dev/zero 0666 0 0 c 1 5
 		file /init $dir/init 0755 0 0
 	EOF
-	record_command "$CELL_DIR" "$dir/gen_init_cpio" "$dir/initramfs.list"
+	printf '%q %q > %q\n' "$dir/gen_init_cpio" "$dir/initramfs.list" \
+		"$dir/initramfs.cpio" >>"$CELL_DIR/reproduce.sh"
 	"$dir/gen_init_cpio" "$dir/initramfs.list" >"$dir/initramfs.cpio" 2>>"$LOG" ||
 		fail guest INFRA_FAIL "$(seconds_since "$t0")" "gen_init_cpio failed"
 	record_meta "$CELL_DIR" initramfs_bytes "$(stat -c %s "$dir/initramfs.cpio")"

@@ -3,7 +3,7 @@
 # bookkeeping. Logic that decides anything lives in tools/nmx (C).
 
 NMX_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-NMX_CACHE=${NMX_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/notrace-matrix}
+NMX_CACHE=${NMX_CACHE:-${XDG_CACHE_HOME:-${HOME:-$(getent passwd "$(id -un)" | cut -d: -f6)}/.cache}/notrace-matrix}
 NMX_BIN=${NMX_BIN:-$NMX_TOP/tools/nmx/nmx}
 # Another matrix or set of cells (the tests use a fake tree this way).
 NMX_MATRIX=${NMX_MATRIX:-$NMX_TOP/matrix.yaml}
