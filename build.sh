@@ -233,7 +233,7 @@ stage_guest() {
 	mkdir -p "$dir"
 	# PID 1: freestanding, static, the tree's own nolibc; the cell's facts
 	# become macros so the guest can check it runs where the cell claims.
-	cmd=("$cc" -Os -static -nostdlib -fno-stack-protector
+	cmd=("$cc" -Os -static -nostdlib -ffreestanding -fno-builtin -fno-stack-protector
 		-fno-asynchronous-unwind-tables -Wall -Wextra -Wno-unused-parameter
 		"${NMX_GUEST_CFLAGS[@]}"
 		-include "$NMX_SRC/tools/include/nolibc/nolibc.h"
