@@ -719,7 +719,7 @@ static int cmd_summary(int argc, char **argv)
 		return EXIT_INFRA;
 	}
 	fprintf(out, "%-20s %-14s %-11s %5s %6s %5s  %s\n", "tree-variant",
-		"cell", "status", "tests", "build", "boot", "reason");
+		"cell", "status", "tests", "kernel", "boot", "reason");
 	for (i = 0; i < g.gl_pathc; i++) {
 		json_error_t jerr;
 		json_t *r = json_load_file(g.gl_pathv[i], 0, &jerr), *secs;
@@ -751,7 +751,7 @@ static int cmd_summary(int argc, char **argv)
 		fprintf(out, "%-20s %-14s %-11s %5s %6.0f %5.1f  %s\n", tv,
 			json_string_value(json_object_get(r, "cell")) ?: "?",
 			status ?: "?", tests,
-			json_number_value(json_object_get(secs, "build")),
+			json_number_value(json_object_get(secs, "kernel")),
 			json_number_value(json_object_get(secs, "boot")),
 			json_string_value(json_object_get(r, "reason")) ?: "");
 		if (!status || !strcmp(status, "INFRA_FAIL"))
