@@ -5,8 +5,9 @@
 #
 #   scripts/benchmark.sh [--cold]
 #
-# --cold first empties ccache and the build directories (the unpacked
-# tree stays): every kernel is then compiled from scratch.
+# --cold first removes ccache, the per-variant worktrees and the build
+# directories (the unpacked pristine tree stays): every kernel is then
+# compiled from scratch.
 set -euo pipefail
 
 # shellcheck source=lib.sh
@@ -31,8 +32,8 @@ main() {
 	local figures=$NMX_TOP/benchmarks/figures.md
 	mkdir -p "$(dirname "$figures")"
 	if [ "${1:-}" = --cold ]; then
-		rm -rf "$NMX_CACHE/ccache" "$NMX_CACHE"/work/*/out
-		timed_run "cold (empty ccache, no build dirs)" | tee -a "$figures"
+		rm -rf "$NMX_CACHE/ccache" "$NMX_CACHE/work"
+		timed_run "cold (no ccache, no worktrees, no build dirs)" | tee -a "$figures"
 	fi
 	timed_run "rerun, nothing changed" | tee -a "$figures"
 }
