@@ -45,6 +45,7 @@ probe_accel() {
 
 main() {
 	local cell_dir='' kernel dtb_args=() initrd accel rc=0 timed_out=() t0 secs
+	local findings judge_args=()
 	local -a cmd
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -98,11 +99,17 @@ main() {
 		timed_out=(--timed-out)
 	fi
 	touch "$cell_dir/boot.log"
+	# Failures FINDINGS.md names for this cell and variant are XFAIL.
+	findings=$NMX_TOP/$NMX_SERIES_DIR/FINDINGS.md
+	[ "${NMX_SERIES_DIR:0:1}" = / ] && findings=$NMX_SERIES_DIR/FINDINGS.md
+	if [ -f "$findings" ]; then
+		judge_args+=(--findings "$findings" --cell "$NMX_CELL" --variant "$NMX_VARIANT")
+	fi
 	record_command "$cell_dir" "$NMX_BIN" judge --log "$cell_dir/boot.log" \
-		--out "$cell_dir" "${timed_out[@]}"
+		--out "$cell_dir" "${timed_out[@]}" "${judge_args[@]}"
 	rc=0
 	nmx judge --log "$cell_dir/boot.log" --out "$cell_dir" "${timed_out[@]}" \
-		>"$cell_dir/verdict.txt" || rc=$?
+		"${judge_args[@]}" >"$cell_dir/verdict.txt" || rc=$?
 	record_stage "$cell_dir" boot ok "$secs" "QEMU ${timed_out:+killed after timeout}${timed_out:-exited}"
 	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): $(cat "$cell_dir/verdict.txt")"
 	return "$rc"

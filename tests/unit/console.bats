@@ -108,3 +108,28 @@ judge() {
 	run "$NMX" judge --log "$SCRATCH/absent.log" --out "$SCRATCH"
 	[ "$status" -eq 2 ]
 }
+
+@test "a failure FINDINGS.md names for this cell and variant: XFAIL, cell passes" {
+	judge failed-subtest-xfail --findings "$TESTS_DIR/console/findings-sample.md" --cell arm64 --variant seed
+	[ "$status" -eq 0 ]
+	[ "$output" = "PASS: 8 tests ok, 1 expected failure(s) named in FINDINGS.md" ]
+	grep -q '"result": "XFAIL"' "$SCRATCH/verdict.json"
+}
+
+@test "the same failure on a cell FINDINGS.md does not name: TEST_FAIL" {
+	judge failed-subtest-xfail --findings "$TESTS_DIR/console/findings-sample.md" --cell x86_64 --variant seed
+	[ "$status" -eq 1 ]
+	[ "$output" = "TEST_FAIL: failed: pruned_subtree_hidden" ]
+}
+
+@test "a named failure that passes: XPASS, TEST_FAIL until FINDINGS.md is updated" {
+	judge clean-pass-arm64 --findings "$TESTS_DIR/console/findings-sample.md" --cell arm64 --variant upstream
+	[ "$status" -eq 1 ]
+	[ "$output" = "TEST_FAIL: failed: pruned_subtree_hidden (XPASS: update FINDINGS.md)" ]
+}
+
+@test "only expected failures but no final marker: TEST_FAIL" {
+	judge failed-subtest --findings "$TESTS_DIR/console/findings-sample.md" --cell arm64 --variant seed
+	[ "$status" -eq 1 ]
+	[ "$output" = "TEST_FAIL: all tests ok, but the success marker 'NMX-RESULT: FAIL' is missing" ]
+}

@@ -4,12 +4,19 @@
 
 load helpers
 
-@test "default run: four cells of linux-6.1 upstream" {
+@test "default run: four cells of linux-6.1, upstream and seed variants" {
 	run nmx cells
 	[ "$status" -eq 0 ]
-	[ "${#lines[@]}" -eq 4 ]
+	[ "${#lines[@]}" -eq 8 ]
 	[ "${lines[0]}" = "linux-6.1 upstream x86_64" ]
 	[ "${lines[3]}" = "linux-6.1 upstream arm-be8" ]
+	[ "${lines[7]}" = "linux-6.1 seed arm-be8" ]
+}
+
+@test "a variant outside the default run can be asked for" {
+	run nmx cells --variant unfixed --cell arm64
+	[ "$status" -eq 0 ]
+	[ "$output" = "linux-6.1 unfixed arm64" ]
 }
 
 @test "an unknown cell lists the valid ones (exit 2)" {

@@ -154,12 +154,18 @@ static void decide(struct verdict *v, int timed_out)
 		return;
 	}
 	for (i = 0; i < v->nr_tests; i++) {
-		if (v->tests[i].ok)
+		const struct subtest *t = &v->tests[i];
+
+		if (t->ok && !t->xpass)
+			continue;
+		if (!t->ok && t->xfail)
 			continue;
 		if (*failed)
 			strncat(failed, " ", sizeof(failed) - strlen(failed) - 1);
-		strncat(failed, v->tests[i].name,
-			sizeof(failed) - strlen(failed) - 1);
+		strncat(failed, t->name, sizeof(failed) - strlen(failed) - 1);
+		if (t->xpass)
+			strncat(failed, " (XPASS: update FINDINGS.md)",
+				sizeof(failed) - strlen(failed) - 1);
 	}
 	if (*failed) {
 		v->status = "TEST_FAIL";
@@ -172,10 +178,11 @@ static void decide(struct verdict *v, int timed_out)
 			   v->panic ? v->panic : v->kernel_error, 0);
 		return;
 	}
-	if (!v->marker) {
+	/* With expected failures the guest ends with its FAIL marker. */
+	if (!(v->nr_xfail ? v->fail_marker : v->marker)) {
 		v->status = "TEST_FAIL";
 		set_reason(v, "all tests ok, but the success marker '%s' is missing%s",
-			   NMX_SUCCESS_MARKER, 0);
+			   v->nr_xfail ? NMX_FAIL_MARKER : NMX_SUCCESS_MARKER, 0);
 		return;
 	}
 	if (timed_out) {
@@ -185,7 +192,31 @@ static void decide(struct verdict *v, int timed_out)
 		return;
 	}
 	v->status = "PASS";
-	snprintf(v->reason, sizeof(v->reason), "%zu tests ok", v->nr_tests);
+	if (v->nr_xfail)
+		snprintf(v->reason, sizeof(v->reason),
+			 "%zu tests ok, %d expected failure(s) named in FINDINGS.md",
+			 v->nr_tests - v->nr_xfail, v->nr_xfail);
+	else
+		snprintf(v->reason, sizeof(v->reason), "%zu tests ok",
+			 v->nr_tests);
+}
+
+static void apply_xfails(struct verdict *v, const struct strlist *xfail)
+{
+	size_t i;
+
+	for (i = 0; xfail && i < v->nr_tests; i++) {
+		struct subtest *t = &v->tests[i];
+
+		if (!strlist_has(xfail, t->name))
+			continue;
+		if (t->ok) {
+			t->xpass = 1;
+		} else {
+			t->xfail = 1;
+			v->nr_xfail++;
+		}
+	}
 }
 
 static void add_test(struct verdict *v, struct subtest *t,
@@ -204,7 +235,7 @@ static void add_test(struct verdict *v, struct subtest *t,
 }
 
 int judge_console(const char *log_path, const char *out_dir, int timed_out,
-		  struct verdict *v)
+		  const struct strlist *xfail, struct verdict *v)
 {
 	struct strlist pending = { 0 };
 	FILE *log, *file = NULL;
@@ -281,6 +312,10 @@ int judge_console(const char *log_path, const char *out_dir, int timed_out,
 			v->marker = 1;
 			continue;
 		}
+		if (!strncmp(s, NMX_FAIL_MARKER, strlen(NMX_FAIL_MARKER))) {
+			v->fail_marker = 1;
+			continue;
+		}
 		if (!strncmp(s, "# ", 2)) {
 			strlist_add(&pending, s + 2);
 			continue;
@@ -297,6 +332,7 @@ int judge_console(const char *log_path, const char *out_dir, int timed_out,
 	free(line);
 	strlist_free(&pending);
 	fclose(log);
+	apply_xfails(v, xfail);
 	decide(v, timed_out);
 	return 0;
 }
@@ -320,6 +356,10 @@ json_t *verdict_json(const struct verdict *v)
 			result = "SKIP";
 		if (t->directive && !strncmp(t->directive, "XFAIL", 5))
 			result = "XFAIL";
+		if (t->xfail)
+			result = "XFAIL";
+		if (t->xpass)
+			result = "XPASS";
 		for (j = 0; j < t->diag.n; j++)
 			json_array_append_new(diag, json_string(t->diag.v[j]));
 		json_object_set_new(jt, "number", json_integer(t->number));
@@ -339,6 +379,7 @@ json_t *verdict_json(const struct verdict *v)
 	json_object_set_new(o, "ktap_seen", json_boolean(v->ktap_seen));
 	json_object_set_new(o, "planned", json_integer(v->planned));
 	json_object_set_new(o, "success_marker", json_boolean(v->marker));
+	json_object_set_new(o, "expected_failures", json_integer(v->nr_xfail));
 	json_object_set_new(o, "kernel_panic", str_or_null(v->panic));
 	json_object_set_new(o, "kernel_errors",
 			    json_integer(v->nr_kernel_errors));
@@ -366,4 +407,60 @@ void verdict_free(struct verdict *v)
 	free(v->no_init);
 	strlist_free(&v->files);
 	memset(v, 0, sizeof(*v));
+}
+
+static char *trim(char *s)
+{
+	char *end;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	end = s + strlen(s);
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t' ||
+			   end[-1] == '\n' || end[-1] == ','))
+		*--end = '\0';
+	return s;
+}
+
+/* Is @word one of the comma-separated items of @list? */
+static int in_items(char *list, const char *word)
+{
+	char *save = NULL, *item;
+
+	for (item = strtok_r(list, ",", &save); item;
+	     item = strtok_r(NULL, ",", &save))
+		if (!strcmp(trim(item), word))
+			return 1;
+	return 0;
+}
+
+int load_xfails(const char *path, const char *cell, const char *variant,
+		struct strlist *out)
+{
+	char line[1024];
+	FILE *f = fopen(path, "r");
+
+	if (!f) {
+		fprintf(stderr, "nmx: cannot read %s: %m\n", path);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *name, *on, *open, *close;
+
+		if (strncmp(line, "- xfail ", 8))
+			continue;
+		name = line + 8;
+		on = strstr(name, " on ");
+		open = on ? strchr(on, '(') : NULL;
+		close = open ? strchr(open, ')') : NULL;
+		if (!close) {
+			fprintf(stderr, "%s: malformed xfail line: %s", path, line);
+			continue;
+		}
+		*on = *open = *close = '\0';
+		if (in_items(on + 4, cell) && in_items(open + 1, variant))
+			strlist_add(out, trim(name));
+	}
+	fclose(f);
+	return 0;
 }

@@ -8,11 +8,15 @@
 #include "matrix.h"
 
 #define NMX_SUCCESS_MARKER "NMX-RESULT: PASS"
+/* Printed instead when some subtest failed: the guest still completed. */
+#define NMX_FAIL_MARKER "NMX-RESULT: FAIL"
 
 struct subtest {
 	int number;
 	char *name;
 	int ok;
+	int xfail;		/* failed, and FINDINGS.md expects it */
+	int xpass;		/* passed, but FINDINGS.md expects a failure */
 	char *directive;	/* "SKIP ...", "XFAIL ...", other text, or NULL */
 	struct strlist diag;	/* "# " lines printed before the result */
 };
@@ -26,6 +30,8 @@ struct verdict {
 	size_t nr_tests;
 	int malformed;		/* results out of order or duplicated */
 	int marker;
+	int fail_marker;
+	int nr_xfail;		/* failures FINDINGS.md expects */
 	char *panic;		/* first panic line */
 	char *kernel_error;	/* first Oops/BUG/WARNING line */
 	int nr_kernel_errors;
@@ -38,10 +44,20 @@ struct verdict {
 /*
  * Judge the console log at @log_path. Files framed by NMX-FILE-BEGIN/END
  * are written into @out_dir (if not NULL). @timed_out says whether the
- * host had to kill QEMU. Returns 0, or -1 when the log cannot be read.
+ * host had to kill QEMU. @xfail names the subtests that FINDINGS.md
+ * expects to fail on this cell and variant (NULL: none): their failure is
+ * XFAIL, their success XPASS (a failure: the finding needs updating).
+ * Returns 0, or -1 when the log cannot be read.
  */
 int judge_console(const char *log_path, const char *out_dir, int timed_out,
-		  struct verdict *v);
+		  const struct strlist *xfail, struct verdict *v);
+
+/*
+ * Read the expected failures of @cell in @variant from a FINDINGS.md:
+ * lines "- xfail SUBTEST on CELL[, CELL...] (VARIANT[, VARIANT...])".
+ */
+int load_xfails(const char *path, const char *cell, const char *variant,
+		struct strlist *out);
 json_t *verdict_json(const struct verdict *v);
 void verdict_free(struct verdict *v);
 

@@ -39,7 +39,7 @@ static void usage(FILE *f)
 "        fail (exit 1) naming each requested symbol that did not survive\n"
 "  qemu-cmd --cell C --kernel K --initrd I [--dtb D] [--accel A] --log L\n"
 "        print the QEMU command line, NUL-separated\n"
-"  judge --log BOOT_LOG --out DIR [--timed-out]\n"
+"  judge --log BOOT_LOG --out DIR [--timed-out] [--findings FINDINGS.md --cell C --variant V]\n"
 "        decide from the console log; write DIR/verdict.json and the traces\n"
 "  result --cell-dir DIR\n"
 "        merge DIR/stages.tsv, meta.tsv, reproduce.sh, verdict.json into result.json\n"
@@ -509,9 +509,14 @@ static int cmd_judge(int argc, char **argv)
 		{ "log", required_argument, 0, 'l' },
 		{ "out", required_argument, 0, 'o' },
 		{ "timed-out", no_argument, 0, 'T' },
+		{ "findings", required_argument, 0, 'f' },
+		{ "cell", required_argument, 0, 'c' },
+		{ "variant", required_argument, 0, 'v' },
 		{ 0 }
 	};
-	const char *log = NULL, *out = NULL;
+	const char *log = NULL, *out = NULL, *findings = NULL;
+	const char *cell = NULL, *variant = NULL;
+	struct strlist xfail = { 0 };
 	struct verdict v;
 	char path[4096];
 	int opt, timed_out = 0, ret;
@@ -522,6 +527,9 @@ static int cmd_judge(int argc, char **argv)
 		case 'l': log = optarg; break;
 		case 'o': out = optarg; break;
 		case 'T': timed_out = 1; break;
+		case 'f': findings = optarg; break;
+		case 'c': cell = optarg; break;
+		case 'v': variant = optarg; break;
 		default: return EXIT_INFRA;
 		}
 	}
@@ -529,8 +537,15 @@ static int cmd_judge(int argc, char **argv)
 		fprintf(stderr, "nmx judge: --log and --out are required\n");
 		return EXIT_INFRA;
 	}
-	if (judge_console(log, out, timed_out, &v))
+	if (findings && (!cell || !variant)) {
+		fprintf(stderr, "nmx judge: --findings needs --cell and --variant\n");
 		return EXIT_INFRA;
+	}
+	if (findings && load_xfails(findings, cell, variant, &xfail))
+		return EXIT_INFRA;
+	if (judge_console(log, out, timed_out, &xfail, &v))
+		return EXIT_INFRA;
+	strlist_free(&xfail);
 	j = verdict_json(&v);
 	snprintf(path, sizeof(path), "%s/verdict.json", out);
 	ret = write_json(j, path) ? EXIT_INFRA :

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What every test of the guest shares: KTAP reporting and tracefs access.
+ * Header-only, like the nolibc it is built with: the guest is one binary.
+ */
+#ifndef NMX_GUEST_H
+#define NMX_GUEST_H
+
+#define TRACEFS "/tracing/"
+
+/* nolibc in 6.1 has neither memchr() nor strstr(). */
+static const char *find_byte(const char *s, char c, size_t n)
+{
+	for (; n; n--, s++)
+		if (*s == c)
+			return s;
+	return 0;
+}
+
+static int contains(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; *hay; hay++)
+		if (!strncmp(hay, needle, n))
+			return 1;
+	return 0;
+}
+
+static int nr_test;
+static int nr_failed;
+static int failed_writes;
+static int tracefs_ready;
+
+static void ktap_result(int ok, const char *name, const char *directive)
+{
+	nr_test++;
+	if (!ok)
+		nr_failed++;
+	printf("%s %d %s%s%s\n", ok ? "ok" : "not ok", nr_test, name,
+	       directive ? " # " : "", directive ? directive : "");
+}
+
+/* Write @val to a tracefs file and insist the kernel took all of it. */
+static int tfs_write(const char *file, const char *val)
+{
+	char path[128] = TRACEFS;
+	size_t len = strlen(val);
+	ssize_t ret;
+	int fd;
+
+	strlcat(path, file, sizeof(path));
+	fd = open(path, O_WRONLY | O_TRUNC);
+	if (fd < 0) {
+		printf("# open %s for writing failed: errno %d\n", path, errno);
+		failed_writes++;
+		return -1;
+	}
+	ret = write(fd, val, len);
+	if (ret != (ssize_t)len) {
+		printf("# write \"%s\" to %s returned %d (errno %d)\n",
+		       val, path, (int)ret, ret < 0 ? errno : 0);
+		failed_writes++;
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* Read a whole file into @buf (NUL-terminated); returns length or -1. */
+static long read_file(const char *path, char *buf, size_t size)
+{
+	long len = 0;
+	ssize_t ret;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	while (len < (long)size - 1) {
+		ret = read(fd, buf + len, size - 1 - len);
+		if (ret <= 0)
+			break;
+		len += ret;
+	}
+	buf[len] = '\0';
+	close(fd);
+	return len;
+}
+
+/* Does @path hold a line that starts with the word @word? Streams the file. */
+static int file_has_word(const char *path, const char *word)
+{
+	static char chunk[4096 + 256];
+	size_t wlen = strlen(word), keep = 0;
+	int fd, found = 0;
+	ssize_t ret;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	while (!found && (ret = read(fd, chunk + keep, 4096)) > 0) {
+		const char *line = chunk, *end = chunk + keep + ret, *nl;
+
+		while ((nl = find_byte(line, '\n', end - line))) {
+			if ((size_t)(nl - line) >= wlen &&
+			    !memcmp(line, word, wlen) &&
+			    (line[wlen] == '\n' || line[wlen] == ' ' ||
+			     line[wlen] == '\t')) {
+				found = 1;
+				break;
+			}
+			line = nl + 1;
+		}
+		keep = end - line;
+		if (keep > 255)
+			keep = 0;	/* longer than any symbol: drop */
+		memmove(chunk, line, keep);
+	}
+	close(fd);
+	return found;
+}
+
+static void print_file(const char *name, const char *text)
+{
+	printf("NMX-FILE-BEGIN %s\n", name);
+	fputs(text, stdout);
+	if (*text && text[strlen(text) - 1] != '\n')
+		putchar('\n');
+	printf("NMX-FILE-END %s\n", name);
+}
+
+#endif /* NMX_GUEST_H */

@@ -1,0 +1,583 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The set_graph_notrace suite: scenarios driven through the series' test
+ * module (CONFIG_TEST_FGRAPH_NOTRACE, lib/test_fgraph_notrace.c) and bad
+ * input through tracefs.
+ *
+ * Each scenario sets set_graph_function to its root(s) and
+ * set_graph_notrace to the function(s) to prune, calls the root through
+ * <debugfs>/test_fgraph_notrace/run, and compares the trace with the
+ * expected shape in a canonical form: "name{" for an entry, "name;" for a
+ * leaf, "}" for a return, for every call tree whose top is one of the
+ * roots. Names, nesting and order all count. Calls at the top that are no
+ * root ("strays") are reported, and judged by their own scenario.
+ */
+#ifndef NMX_NOTRACE_SUITE_H
+#define NMX_NOTRACE_SUITE_H
+
+#include "fgraph.h"
+#include "guest.h"
+
+#define SUITE_TESTS 24
+#define MODULE_DIR "/sys/kernel/debug/test_fgraph_notrace/"
+#define SUITE_TRACE_BYTES (256 * 1024)
+#define SUITE_EVENTS 8192
+#define CANON_BYTES 4096
+
+static char suite_text[SUITE_TRACE_BYTES];
+static struct fg_event suite_events[SUITE_EVENTS];
+static struct fg_trace suite_trace = { .ev = suite_events, .max = SUITE_EVENTS };
+static char canon[CANON_BYTES];
+static char strays[512];
+static int module_ready;
+
+/* Is @name one of the space-separated words of @list? */
+static int in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	while (*list) {
+		while (*list == ' ')
+			list++;
+		if (!strncmp(list, name, n) && (list[n] == ' ' || !list[n]))
+			return 1;
+		while (*list && *list != ' ')
+			list++;
+	}
+	return 0;
+}
+
+/* A write that is allowed to fail: returns 0 or -errno, never counts. */
+static int tfs_try_write(const char *file, const char *val, size_t len,
+			 int append)
+{
+	char path[128] = TRACEFS;
+	ssize_t ret;
+	int fd;
+
+	strlcat(path, file, sizeof(path));
+	fd = open(path, O_WRONLY | (append ? O_APPEND : O_TRUNC));
+	if (fd < 0)
+		return -errno;
+	ret = len ? write(fd, val, len) : 0;
+	if (ret < 0)
+		ret = -errno;
+	else
+		ret = 0;
+	close(fd);
+	return ret;
+}
+
+/* Write a space-separated function list, one per line, or clear. */
+static int set_functions(const char *file, const char *list)
+{
+	static char buf[512];
+	char *w = buf;
+
+	for (; *list && w < buf + sizeof(buf) - 2; list++)
+		*w++ = *list == ' ' ? '\n' : *list;
+	if (w != buf)
+		*w++ = '\n';
+	*w = '\0';
+	return tfs_write(file, buf);
+}
+
+static int module_run(const char *what)
+{
+	int fd = open(MODULE_DIR "run", O_WRONLY);
+	ssize_t ret;
+
+	if (fd < 0) {
+		printf("# cannot open %srun: errno %d\n", MODULE_DIR, errno);
+		return -1;
+	}
+	ret = write(fd, what, strlen(what));
+	close(fd);
+	if (ret != (ssize_t)strlen(what)) {
+		printf("# run %s: errno %d\n", what, errno);
+		return -1;
+	}
+	return 0;
+}
+
+static void canon_add(const char *s)
+{
+	strlcat(canon, s, sizeof(canon));
+}
+
+/*
+ * Canonical form of the call trees rooted at @roots; other top-level
+ * calls go to strays.
+ */
+static void canonicalize(const struct fg_trace *t, const char *roots)
+{
+	int i, j;
+
+	canon[0] = strays[0] = '\0';
+	for (i = 0; i < t->nr; i++) {
+		const struct fg_event *e = &t->ev[i];
+		int end;
+
+		if (e->parent >= 0 || !fg_is_call(e))
+			continue;
+		if (!in_list(roots, e->name)) {
+			strlcat(strays, " ", sizeof(strays));
+			strlcat(strays, e->name, sizeof(strays));
+			continue;
+		}
+		end = e->kind == FG_ENTRY ? e->end : i;
+		if (end < 0)
+			end = t->nr - 1;
+		for (j = i; j <= end; j++) {
+			const struct fg_event *f = &t->ev[j];
+
+			if (f->kind == FG_EXIT) {
+				canon_add("}");
+				continue;
+			}
+			canon_add(f->name);
+			canon_add(f->kind == FG_ENTRY ? "{" : ";");
+		}
+		i = end;
+	}
+}
+
+/* Trace what @run does with @roots graphed and @notrace pruned. */
+static int trace_scenario(const char *label, const char *roots,
+			  const char *notrace, const char *run)
+{
+	char name[64] = "scenario-";
+	int err = 0;
+
+	err |= tfs_write("tracing_on", "0");
+	err |= set_functions("set_graph_function", roots);
+	err |= set_functions("set_graph_notrace", notrace);
+	err |= tfs_write("trace", "");
+	if (err)
+		return -1;
+	tfs_write("tracing_on", "1");
+	if (run && module_run(run))
+		err = -1;
+	tfs_write("tracing_on", "0");
+	if (err)
+		return -1;
+	if (read_file(TRACEFS "trace", suite_text, sizeof(suite_text)) < 0)
+		return -1;
+	strlcat(name, label, sizeof(name));
+	strlcat(name, ".txt", sizeof(name));
+	print_file(name, suite_text);
+	fg_parse(&suite_trace, suite_text, -1);
+	canonicalize(&suite_trace, roots);
+	return 0;
+}
+
+/* Compare the canonical form with @want; print both when they differ. */
+static int shape_is(const char *what, const char *want)
+{
+	int ok = !strcmp(canon, want) && !suite_trace.bad_line;
+
+	if (suite_trace.bad_line)
+		printf("# %s: trace line %d: %s\n", what, suite_trace.bad_line,
+		       suite_trace.bad_why);
+	if (strcmp(canon, want)) {
+		printf("# %s: want %s\n", what, *want ? want : "(nothing)");
+		printf("# %s: got  %s\n", what, *canon ? canon : "(nothing)");
+	}
+	if (*strays)
+		printf("# %s: stray top-level call(s):%s\n", what, strays);
+	return ok;
+}
+
+static int run_shape(const char *label, const char *roots,
+		     const char *notrace, const char *run, const char *want)
+{
+	if (trace_scenario(label, roots, notrace, run))
+		return 0;
+	return shape_is(label, want);
+}
+
+static void suite_result(int ok, const char *name)
+{
+	ktap_result(ok, name, module_ready ? 0 : "prerequisite: no test module");
+}
+
+static void test_leaf(void)
+{
+	int ok = run_shape("leaf-unpruned", "fgnt_leaf_root", "", "leaf",
+		"fgnt_leaf_root{fgnt_before;fgnt_leaf_pruned;fgnt_after;}");
+
+	ok &= run_shape("leaf", "fgnt_leaf_root", "fgnt_leaf_pruned", "leaf",
+		"fgnt_leaf_root{fgnt_before;fgnt_after;}");
+	suite_result(ok, "notrace_leaf");
+}
+
+static void test_middle(void)
+{
+	int ok = run_shape("middle-unpruned", "fgnt_middle_root", "", "middle",
+		"fgnt_middle_root{fgnt_before;fgnt_middle_pruned{fgnt_inner{fgnt_inner_leaf;}}fgnt_after;}");
+
+	/* fgnt_after at the depth of fgnt_before: tracing resumed. */
+	ok &= run_shape("middle", "fgnt_middle_root", "fgnt_middle_pruned",
+		"middle", "fgnt_middle_root{fgnt_before;fgnt_after;}");
+	suite_result(ok, "notrace_middle_resumes_at_sibling");
+}
+
+static void test_nested(void)
+{
+	suite_result(run_shape("nested-both", "fgnt_nested_root",
+		"fgnt_nested_outer fgnt_nested_inner", "nested",
+		"fgnt_nested_root{fgnt_after;}"), "notrace_nested_both");
+	suite_result(run_shape("nested-inner", "fgnt_nested_root",
+		"fgnt_nested_inner", "nested",
+		"fgnt_nested_root{fgnt_nested_outer{fgnt_before;}fgnt_after;}"),
+		"notrace_nested_inner_only");
+}
+
+static void test_recursion(void)
+{
+	suite_result(run_shape("recursion", "fgnt_recursion_root",
+		"fgnt_recurse", "recursion",
+		"fgnt_recursion_root{fgnt_after;}"), "notrace_recursive");
+}
+
+/* CPU of the first event named @name, or -1. */
+static int cpu_of(const char *name)
+{
+	int i;
+
+	for (i = 0; i < suite_trace.nr; i++)
+		if (suite_trace.ev[i].name &&
+		    !strcmp(suite_trace.ev[i].name, name))
+			return suite_trace.ev[i].cpu;
+	return -1;
+}
+
+static void test_migrate(void)
+{
+	int ok = run_shape("migrate", "fgnt_migrate_root",
+		"fgnt_migrate_pruned", "migrate",
+		"fgnt_migrate_root{fgnt_after;}");
+	int from = cpu_of("fgnt_migrate_root"), to = cpu_of("fgnt_after");
+
+	printf("# migrate: root entered on CPU %d, fgnt_after ran on CPU %d\n",
+	       from, to);
+	if (ok && from == to) {
+		printf("# migrate: the task did not move: scenario not exercised\n");
+		ok = 0;
+	}
+	suite_result(ok, "notrace_sleep_and_migrate");
+}
+
+static void test_irq(void)
+{
+	int ok;
+
+	/* Interrupt work is traced again, so that any leak would show. */
+	tfs_write("options/funcgraph-irqs", "1");
+	ok = run_shape("irq", "fgnt_irq_root", "fgnt_irq_pruned", "irq",
+		       "fgnt_irq_root{fgnt_after;}");
+	tfs_write("options/funcgraph-irqs", "0");
+	suite_result(ok, "notrace_irq_inside_pruned");
+}
+
+static void repeat(const char *s, int n)
+{
+	while (n-- > 0)
+		canon_add(s);
+}
+
+static void test_depth_limit(void)
+{
+	static char want[CANON_BYTES];
+	int levels = 47, ok;
+
+	/* fgnt_deep_pruned takes the last of FTRACE_RETFUNC_DEPTH slots. */
+	canon[0] = '\0';
+	canon_add("fgnt_deep_root{");
+	repeat("fgnt_deep{", levels);
+	canon_add("fgnt_deep_bottom{fgnt_after;}");
+	repeat("}", levels + 1);
+	strlcpy(want, canon, sizeof(want));
+	ok = run_shape("depth-limit", "fgnt_deep_root", "fgnt_deep_pruned",
+		       "depth_limit", want);
+	suite_result(ok, "notrace_at_ret_stack_limit");
+}
+
+static void test_max_depth(void)
+{
+	int ok;
+
+	tfs_write("max_graph_depth", "3");
+	ok = run_shape("max-depth-3", "fgnt_middle_root", "fgnt_inner",
+		"middle",
+		"fgnt_middle_root{fgnt_before;fgnt_middle_pruned;fgnt_after;}");
+	tfs_write("max_graph_depth", "2");
+	ok &= run_shape("max-depth-2", "fgnt_middle_root",
+		"fgnt_middle_pruned", "middle",
+		"fgnt_middle_root{fgnt_before;fgnt_after;}");
+	tfs_write("max_graph_depth", "0");
+	suite_result(ok, "notrace_with_max_graph_depth");
+}
+
+static void test_notrace_wins(void)
+{
+	suite_result(run_shape("notrace-wins", "fgnt_middle_pruned",
+		"fgnt_middle_pruned", "middle", ""),
+		"notrace_wins_over_graph_function");
+}
+
+/* Does line @label of the stacks file name @callers in this order? */
+static int stack_has(const char *stacks, const char *label,
+		     const char *const *callers)
+{
+	static char line[1024];
+	const char *p = stacks, *at;
+	size_t n = strlen(label);
+
+	while (*p && !(strncmp(p, label, n) == 0 && p[n] == ':')) {
+		while (*p && *p != '\n')
+			p++;
+		if (*p)
+			p++;
+	}
+	if (!*p) {
+		printf("# stack %s: not taken\n", label);
+		return 0;
+	}
+	strlcpy(line, p, sizeof(line));
+	for (at = line; *at && *at != '\n'; at++)
+		;
+	line[at - line] = '\0';
+	printf("# stack %s\n", line);
+	if (contains(line, "return_to_handler")) {
+		printf("# stack %s: return_to_handler instead of a caller\n",
+		       label);
+		return 0;
+	}
+	for (at = line; *callers; callers++) {
+		const char *hit = at;
+		size_t len = strlen(*callers);
+
+		while (*hit && !(strncmp(hit, *callers, len) == 0 &&
+				 (hit[len] == ' ' || hit[len] == '+' ||
+				  !hit[len])))
+			hit++;
+		if (!*hit) {
+			printf("# stack %s: %s missing (or out of order)\n",
+			       label, *callers);
+			return 0;
+		}
+		at = hit + len;
+	}
+	return 1;
+}
+
+static void test_stacks(void)
+{
+	static const char *const in_pruned[] = {
+		"fgnt_stack_pruned_inner", "fgnt_stack_pruned",
+		"fgnt_stack_root", 0
+	};
+	static const char *const in_traced[] = {
+		"fgnt_stack_traced", "fgnt_stack_root", 0
+	};
+	static char stacks[4096];
+	int taken;
+
+	taken = !trace_scenario("stack", "fgnt_stack_root",
+				"fgnt_stack_pruned", "stack") &&
+		read_file(MODULE_DIR "stacks", stacks, sizeof(stacks)) > 0;
+	suite_result(taken && stack_has(stacks, "pruned", in_pruned),
+		     "stack_trace_in_pruned_subtree");
+	suite_result(taken && stack_has(stacks, "traced", in_traced),
+		     "stack_trace_in_traced_function");
+}
+
+static void test_fork(void)
+{
+	/*
+	 * fgnt_fork_pruned starts a kernel thread and waits for it; only
+	 * the child's own root is graphed, so the child's calls are the
+	 * whole trace.
+	 */
+	suite_result(run_shape("fork", "fgnt_child", "fgnt_fork_pruned",
+		"fork", "fgnt_child{fgnt_inner{fgnt_inner_leaf;}}"),
+		"child_forked_in_pruned_is_traced");
+}
+
+/*
+ * A kthread sleeps inside a pruned function while the tracer is switched
+ * off and on. @return_while_off: let it return from the pruned function
+ * while the tracer is off, with nothing to clear the prune state.
+ */
+static void test_sleeper(int return_while_off, const char *name)
+{
+	const char *label = return_while_off ? "sleeper-off" : "sleeper-on";
+	int ok = 1;
+
+	tfs_write("tracing_on", "0");
+	ok &= !set_functions("set_graph_function", "fgnt_sleeper_after");
+	ok &= !set_functions("set_graph_notrace", "fgnt_sleeper_pruned");
+	ok &= !module_run("sleeper_start");
+	ok &= !tfs_write("current_tracer", "nop\n");
+	if (return_while_off)
+		ok &= !module_run("sleeper_release");
+	ok &= !tfs_write("current_tracer", "function_graph\n");
+	if (!return_while_off)
+		ok &= !module_run("sleeper_release");
+	ok &= !tfs_write("trace", "");
+	tfs_write("tracing_on", "1");
+	ok &= !module_run("sleeper_finish");
+	tfs_write("tracing_on", "0");
+	if (ok && read_file(TRACEFS "trace", suite_text, sizeof(suite_text)) >= 0) {
+		char file[64] = "scenario-";
+
+		strlcat(file, label, sizeof(file));
+		strlcat(file, ".txt", sizeof(file));
+		print_file(file, suite_text);
+		fg_parse(&suite_trace, suite_text, -1);
+		canonicalize(&suite_trace, "fgnt_sleeper_after");
+		ok = shape_is(label, "fgnt_sleeper_after{fgnt_inner{fgnt_inner_leaf;}}");
+	} else {
+		ok = 0;
+	}
+	suite_result(ok, name);
+}
+
+/*
+ * The depth-0 call seen right after tracing is switched on: a
+ * set_graph_function root that runs while tracing is off must not leave
+ * the next call of the task traced.
+ */
+static void test_stray_after_enable(void)
+{
+	int ok = 1;
+
+	tfs_write("tracing_on", "0");
+	ok &= !set_functions("set_graph_function", "fgnt_leaf_root");
+	ok &= !set_functions("set_graph_notrace", "");
+	ok &= !tfs_write("trace", "");
+	ok &= !module_run("leaf");	/* the root runs with tracing off */
+	tfs_write("tracing_on", "1");
+	tfs_write("tracing_on", "0");
+	if (ok && read_file(TRACEFS "trace", suite_text, sizeof(suite_text)) >= 0) {
+		print_file("scenario-stray-after-enable.txt", suite_text);
+		fg_parse(&suite_trace, suite_text, -1);
+		canonicalize(&suite_trace, "fgnt_leaf_root");
+		/* Nothing ran the root while tracing was on: nothing at all. */
+		ok = shape_is("stray-after-enable", "") && !*strays;
+	} else {
+		ok = 0;
+	}
+	suite_result(ok, "no_stray_call_after_enabling");
+}
+
+/* set_graph_notrace must read back as exactly the words of @want. */
+static int notrace_reads(const char *want)
+{
+	static char text[4096];
+	char *line, *nl;
+	int n = 0, wanted = 0, ok = 1;
+	const char *w;
+
+	if (read_file(TRACEFS "set_graph_notrace", text, sizeof(text)) < 0)
+		return 0;
+	for (line = text; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			break;
+		*nl = '\0';
+		if (*line == '#' || !*line)	/* "#### no functions disabled" */
+			continue;
+		n++;
+		if (!in_list(want, line)) {
+			printf("# set_graph_notrace holds unexpected %s\n", line);
+			ok = 0;
+		}
+	}
+	for (w = want; *w; w++)
+		if (*w != ' ' && (w == want || w[-1] == ' '))
+			wanted++;
+	if (n != wanted) {
+		printf("# set_graph_notrace holds %d function(s), want %d (%s)\n",
+		       n, wanted, want);
+		ok = 0;
+	}
+	return ok;
+}
+
+/* One bad-input step: the write's result, then the list read back. */
+static void bad_input(const char *name, const char *val, size_t len,
+		      int append, int want_err, const char *want_list)
+{
+	int err = tfs_try_write("set_graph_notrace", val, len, append);
+	int ok = err == want_err;
+
+	if (!ok)
+		printf("# %s: write returned %d, want %d\n", name, err,
+		       want_err);
+	ok &= notrace_reads(want_list);
+	ktap_result(ok, name, 0);
+}
+
+static void test_bad_input(void)
+{
+	static char junk[4096];
+	size_t i;
+
+	tfs_try_write("set_graph_notrace", "fgnt_leaf_pruned\n", 17, 0);
+	bad_input("filter_unknown_symbol_append_keeps_list",
+		  "nmx_no_such_function\n", 21, 1, -EINVAL, "fgnt_leaf_pruned");
+	bad_input("filter_unknown_symbol_truncates_list",
+		  "nmx_no_such_function\n", 21, 0, -EINVAL, "");
+	bad_input("filter_glob_with_matches", "fgnt_inner*\n", 12, 0, 0,
+		  "fgnt_inner fgnt_inner_leaf");
+	bad_input("filter_glob_without_match", "nmx_nomatch_*\n", 14, 1,
+		  -EINVAL, "fgnt_inner fgnt_inner_leaf");
+	bad_input("filter_remove_name", "!fgnt_inner_leaf\n", 17, 1, 0,
+		  "fgnt_inner");
+	bad_input("filter_remove_absent", "!fgnt_leaf_pruned\n", 18, 1,
+		  -EINVAL, "fgnt_inner");
+	for (i = 0; i < sizeof(junk); i++)
+		junk[i] = "x#!*?{}-.09"[i % 11];
+	bad_input("filter_4k_junk", junk, sizeof(junk), 1, -EINVAL,
+		  "fgnt_inner");
+	bad_input("filter_empty_write_clears", "", 0, 0, 0, "");
+}
+
+static void run_notrace_suite(void)
+{
+	int fd;
+
+	mkdir("/sys/kernel/debug", 0755);
+	mount("debugfs", "/sys/kernel/debug", "debugfs", 0, 0);
+	fd = open(MODULE_DIR "run", O_WRONLY);
+	module_ready = tracefs_ready && fd >= 0;
+	if (fd >= 0)
+		close(fd);
+	if (!module_ready)
+		printf("# %srun missing: kernel without CONFIG_TEST_FGRAPH_NOTRACE?\n",
+		       MODULE_DIR);
+	/* Scenarios below start kernel threads: trace every task. */
+	tfs_write("set_ftrace_pid", "");
+
+	test_leaf();
+	test_middle();
+	test_nested();
+	test_recursion();
+	test_migrate();
+	test_irq();
+	test_depth_limit();
+	test_max_depth();
+	test_notrace_wins();
+	test_stacks();
+	test_fork();
+	test_sleeper(0, "tracer_toggled_while_sleeping_in_pruned");
+	test_sleeper(1, "tracer_off_while_pruned_returns");
+	test_stray_after_enable();
+	test_bad_input();
+	set_functions("set_graph_function", "");
+	set_functions("set_graph_notrace", "");
+}
+
+#endif /* NMX_NOTRACE_SUITE_H */
