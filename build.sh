@@ -244,11 +244,13 @@ stage_guest() {
 		-DNMX_TRIGGER_READ_ZERO="$([ "$NMX_FAULT_TRIGGER" = read-zero ] && echo 1 || echo 0)"
 		-DNMX_POWEROFF_BY_RESTART="$NMX_POWEROFF_BY_RESTART"
 		-DNMX_BL_SWITCHER="$NMX_BL_SWITCHER"
+		-DNMX_FTRACETEST="$([ -n "$NMX_BUSYBOX" ] && echo 1 || echo 0)"
 		-o "$dir/init" "$NMX_TOP/guest/init.c" -lgcc)
 	record_command "$CELL_DIR" "${cmd[@]}"
 	"${cmd[@]}" >>"$LOG" 2>&1 ||
 		fail guest BUILD_FAIL "$(seconds_since "$t0")" "guest init does not compile (see build.log)"
 	record_meta "$CELL_DIR" guest_init "$(file -b "$dir/init")"
+	record_meta "$CELL_DIR" guest_busybox "${NMX_BUSYBOX:-none (C suite only)}"
 
 	# The kernel's own cpio writer: device nodes without root or fakeroot.
 	if [ ! -x "$dir/gen_init_cpio" ] || [ "$NMX_SRC/usr/gen_init_cpio.c" -nt "$dir/gen_init_cpio" ]; then
@@ -259,14 +261,52 @@ stage_guest() {
 		dir /dev 0755 0 0
 		nod /dev/console 0600 0 0 c 5 1
 		nod /dev/zero 0666 0 0 c 1 5
+		nod /dev/null 0666 0 0 c 1 3
 		file /init $dir/init 0755 0 0
 	EOF
+	if [ -n "$NMX_BUSYBOX" ]; then
+		busybox_files >>"$dir/initramfs.list" ||
+			fail guest INFRA_FAIL "$(seconds_since "$t0")" "no busybox-static:$NMX_BUSYBOX (see build.log)"
+	fi
 	printf '%q %q > %q\n' "$dir/gen_init_cpio" "$dir/initramfs.list" \
 		"$dir/initramfs.cpio" >>"$CELL_DIR/reproduce.sh"
 	"$dir/gen_init_cpio" "$dir/initramfs.list" >"$dir/initramfs.cpio" 2>>"$LOG" ||
 		fail guest INFRA_FAIL "$(seconds_since "$t0")" "gen_init_cpio failed"
 	record_meta "$CELL_DIR" initramfs_bytes "$(stat -c %s "$dir/initramfs.cpio")"
 	record_stage "$CELL_DIR" guest ok "$(seconds_since "$t0")" "$(file -b "$dir/init" | cut -d, -f1-3)"
+}
+
+# Debian's static busybox for the guest's architecture, from the package
+# (install-deps.sh adds the foreign architecture), kept in the cache.
+fetch_busybox() {
+	local dest=$NMX_CACHE/busybox/$NMX_BUSYBOX tmp
+	[ -x "$dest/bin/busybox" ] && return 0
+	tmp=$(mktemp -d)
+	(cd "$tmp" && apt-get download "busybox-static:$NMX_BUSYBOX") >>"$LOG" 2>&1 &&
+		dpkg-deb -x "$tmp"/busybox-static_*.deb "$tmp/root" &&
+		mkdir -p "$dest/bin" &&
+		cp "$tmp/root/bin/busybox" "$dest/bin/busybox"
+	local rc=$?
+	rm -rf "$tmp"
+	return "$rc"
+}
+
+# gen_init_cpio lines for busybox and the tree's ftracetest.
+busybox_files() {
+	local ft=$NMX_SRC/tools/testing/selftests/ftrace path rel
+	fetch_busybox || return 1
+	printf 'dir /bin 0755 0 0\n'
+	printf 'file /bin/busybox %s 0755 0 0\n' "$NMX_CACHE/busybox/$NMX_BUSYBOX/bin/busybox"
+	printf 'slink /bin/sh busybox 0777 0 0\n'
+	printf 'dir /ftrace 0755 0 0\n'
+	while read -r path; do
+		rel=${path#"$ft"/}
+		if [ -d "$path" ]; then
+			printf 'dir /ftrace/%s 0755 0 0\n' "$rel"
+		else
+			printf 'file /ftrace/%s %s %s 0 0\n' "$rel" "$path" "$(stat -c %a "$path")"
+		fi
+	done < <(find "$ft" -mindepth 1 | sort)
 }
 
 record_environment() {

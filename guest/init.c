@@ -23,6 +23,7 @@
 #include "guest.h"
 #include "seed_example.h"
 #include "notrace_suite.h"
+#include "ftracetest.h"
 
 #ifndef NMX_CELL
 #error "build through build.sh: the cell's facts come from arches/<cell>.yaml"
@@ -164,7 +165,7 @@ static void power_off(void)
 
 int main(void)
 {
-	int nr_planned = 9 + SUITE_TESTS + NMX_BL_SWITCHER;
+	int nr_planned = 9 + SUITE_TESTS + FTRACETEST_TESTS + NMX_BL_SWITCHER;
 
 	printf("\nKTAP version 1\n");
 	printf("# notrace-matrix guest for cell %s: seed example with %s\n",
@@ -185,6 +186,7 @@ int main(void)
 	test_pruned_resumes();
 	test_balanced();
 	run_notrace_suite();
+	run_ftracetest();
 	test_writes();
 	if (NMX_BL_SWITCHER)
 		test_bl_switcher();

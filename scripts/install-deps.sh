@@ -13,18 +13,34 @@ packages=(
 	libyaml-dev libjansson-dev shellcheck bats python3-ply
 )
 
+# The guests' static busybox comes from Debian's packages of these
+# architectures (there is none for big-endian ARM).
+foreign_archs=(arm64 armel)
+
+add_foreign_archs() {
+	local arch added=0
+	for arch in "${foreign_archs[@]}"; do
+		dpkg --print-foreign-architectures | grep -qx "$arch" && continue
+		dpkg --add-architecture "$arch"
+		added=1
+	done
+	[ "$added" -eq 0 ] || apt-get update -q
+}
+
 main() {
 	local pkg missing=()
 	for pkg in "${packages[@]}"; do
 		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null |
 			grep -q 'install ok installed' || missing+=("$pkg")
 	done
-	[ "${#missing[@]}" -eq 0 ] && return 0
-	echo "notrace-matrix: installing ${missing[*]}" >&2
 	if [ "$(id -u)" -ne 0 ]; then
-		echo "notrace-matrix: need root to install packages" >&2
+		[ "${#missing[@]}" -eq 0 ] && return 0
+		echo "notrace-matrix: need root to install ${missing[*]}" >&2
 		return 2
 	fi
+	add_foreign_archs
+	[ "${#missing[@]}" -eq 0 ] && return 0
+	echo "notrace-matrix: installing ${missing[*]}" >&2
 	apt-get update -q
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
 }

@@ -244,6 +244,7 @@ static int cmd_env(int argc, char **argv)
 	sh_var("NMX_FAULT_TRIGGER", c.fault_trigger);
 	sh_var("NMX_POWEROFF_BY_RESTART", c.poweroff_by_restart ? "1" : "0");
 	sh_var("NMX_BL_SWITCHER", c.bl_switcher ? "1" : "0");
+	sh_var("NMX_BUSYBOX", c.busybox);
 	snprintf(buf, sizeof(buf), "%d", m.boot_timeout);
 	sh_var("NMX_BOOT_TIMEOUT", buf);
 	ret = EXIT_PASS;

@@ -171,7 +171,7 @@ static const char *const qemu_keys[] = {
 };
 static const char *const guest_keys[] = {
 	"cflags", "uname_machine", "endian", "fault_root", "fault_trigger",
-	"poweroff", "bl_switcher", NULL
+	"poweroff", "bl_switcher", "busybox", NULL
 };
 
 int cell_load(struct cell *c, const char *arches_dir, const char *name)
@@ -264,6 +264,14 @@ int cell_load(struct cell *c, const char *arches_dir, const char *name)
 		err = -1;
 	}
 	err |= get_bool(&y, guest, "bl_switcher", &c->bl_switcher);
+	s = ydoc_str(ydoc_get(&y, guest, "busybox"));
+	if (!s) {
+		fprintf(stderr, "%s: guest.busybox must name a Debian architecture, or none\n",
+			path);
+		err = -1;
+	} else if (strcmp(s, "none")) {
+		c->busybox = strdup(s);
+	}
 	ydoc_free(&y);
 	if (err)
 		cell_free(c);
@@ -292,6 +300,7 @@ void cell_free(struct cell *c)
 	free(c->uname_machine);
 	free(c->fault_root);
 	free(c->fault_trigger);
+	free(c->busybox);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -38,6 +38,7 @@ struct cell {
 	char *fault_trigger;	/* "touch" or "read-zero" */
 	int poweroff_by_restart;
 	int bl_switcher;
+	char *busybox;		/* Debian architecture of busybox-static, or NULL */
 };
 
 int cell_load(struct cell *c, const char *arches_dir, const char *name);

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel's own ftracetest, run by Debian's static busybox on cells that
+ * have one (none exists for big-endian ARM): the series' fgraph-notrace.tc
+ * and the tree's function-graph filter cases. Each case is a KTAP subtest.
+ */
+#ifndef NMX_FTRACETEST_H
+#define NMX_FTRACETEST_H
+
+#include "guest.h"
+
+#define FTRACETEST_LOG "/ftracetest.log"
+
+static const char *const ftracetest_cases[] = {
+	"fgraph-filter", "fgraph-filter-stack", "fgraph-notrace",
+};
+#define FTRACETEST_TESTS 3
+
+/*
+ * ftracetest -v prints "[N] description<TAB>[RESULT]" per case, in the
+ * order given. Map the Nth result line to a KTAP result.
+ */
+static const char *nth_result(const char *log, int n)
+{
+	static char result[32];
+	const char *p = log;
+	int seen = 0;
+
+	for (; *p; p++) {
+		const char *open, *close;
+
+		if (p != log && p[-1] != '\n')
+			continue;
+		if (*p != '[' || p[1] < '0' || p[1] > '9')
+			continue;
+		seen++;
+		if (seen != n + 1)
+			continue;
+		for (open = p; *open && *open != '\n'; open++)
+			;
+		/* the last "[...]" on the line */
+		for (close = open; close > p && close[-1] != ']'; close--)
+			;
+		for (open = close; open > p && open[-1] != '['; open--)
+			;
+		if (close - open < 2 || close - open > (int)sizeof(result))
+			return "";
+		memcpy(result, open, close - open - 1);
+		result[close - open - 1] = '\0';
+		return result;
+	}
+	return "";
+}
+
+static void run_ftracetest(void)
+{
+	static char log[64 * 1024];
+	static char cmd[512] = "cd /ftrace && ./ftracetest -v";
+	char *const envp[] = { "PATH=/bin", "HOME=/", 0 };
+	int i, status = -1;
+	pid_t pid;
+
+	if (!NMX_FTRACETEST) {
+		for (i = 0; i < FTRACETEST_TESTS; i++) {
+			char name[64] = "ftracetest_";
+
+			strlcat(name, ftracetest_cases[i], sizeof(name));
+			ktap_result(1, name,
+				    "SKIP no static busybox for this cell in Debian: C suite only");
+		}
+		return;
+	}
+	for (i = 0; i < FTRACETEST_TESTS; i++) {
+		strlcat(cmd, " test.d/ftrace/", sizeof(cmd));
+		strlcat(cmd, ftracetest_cases[i], sizeof(cmd));
+		strlcat(cmd, ".tc", sizeof(cmd));
+	}
+	strlcat(cmd, " > " FTRACETEST_LOG " 2>&1", sizeof(cmd));
+	mkdir("/tmp", 01777);
+	mkdir("/proc", 0755);
+	mount("proc", "/proc", "proc", 0, 0);
+	/* ftracetest finds tracefs at its usual place. */
+	mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, 0);
+	printf("# ftracetest: sh -c '%s'\n", cmd);
+	pid = fork();
+	if (pid == 0) {
+		char *const argv[] = { "sh", "-c", cmd, 0 };
+
+		execve("/bin/busybox", argv, envp);
+		printf("# execve /bin/busybox: errno %d\n", errno);
+		exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	printf("# ftracetest exit status %d\n", status);
+	if (read_file(FTRACETEST_LOG, log, sizeof(log)) < 0)
+		log[0] = '\0';
+	print_file("ftracetest.log", log);
+	for (i = 0; i < FTRACETEST_TESTS; i++) {
+		const char *r = nth_result(log, i);
+		char name[64] = "ftracetest_";
+
+		strlcat(name, ftracetest_cases[i], sizeof(name));
+		printf("# %s: [%s]\n", ftracetest_cases[i], *r ? r : "no result");
+		if (!strcmp(r, "UNSUPPORTED") || !strcmp(r, "UNTESTED"))
+			ktap_result(1, name, "SKIP ftracetest says UNSUPPORTED");
+		else
+			ktap_result(!strcmp(r, "PASS"), name, 0);
+	}
+}
+
+#endif /* NMX_FTRACETEST_H */
