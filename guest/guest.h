@@ -41,12 +41,16 @@ static void ktap_result(int ok, const char *name, const char *directive)
 	       directive ? " # " : "", directive ? directive : "");
 }
 
-/* Write @val to a tracefs file and insist the kernel took all of it. */
+/*
+ * Write @val to a tracefs file and insist the kernel took all of it. The
+ * filter files take one token per write(2) and return its length, so a
+ * short write is not an error: write the rest, as a shell's echo does.
+ */
 static int tfs_write(const char *file, const char *val)
 {
 	char path[128] = TRACEFS;
-	size_t len = strlen(val);
-	ssize_t ret;
+	size_t len = strlen(val), done = 0;
+	ssize_t ret = 0;
 	int fd;
 
 	strlcat(path, file, sizeof(path));
@@ -56,10 +60,15 @@ static int tfs_write(const char *file, const char *val)
 		failed_writes++;
 		return -1;
 	}
-	ret = write(fd, val, len);
-	if (ret != (ssize_t)len) {
-		printf("# write \"%s\" to %s returned %d (errno %d)\n",
-		       val, path, (int)ret, ret < 0 ? errno : 0);
+	while (done < len) {
+		ret = write(fd, val + done, len - done);
+		if (ret <= 0)
+			break;
+		done += ret;
+	}
+	if (done != len) {
+		printf("# write \"%s\" to %s stopped after %d byte(s): %d (errno %d)\n",
+		       val, path, (int)done, (int)ret, ret < 0 ? errno : 0);
 		failed_writes++;
 		close(fd);
 		return -1;

@@ -47,25 +47,34 @@ static int in_list(const char *list, const char *name)
 	return 0;
 }
 
-/* A write that is allowed to fail: returns 0 or -errno, never counts. */
+/*
+ * A write that is allowed to fail: returns 0 or the first -errno, never
+ * counts as a failed write. Short writes go on with the rest.
+ */
 static int tfs_try_write(const char *file, const char *val, size_t len,
 			 int append)
 {
 	char path[128] = TRACEFS;
+	size_t done = 0;
 	ssize_t ret;
-	int fd;
+	int fd, err = 0;
 
 	strlcat(path, file, sizeof(path));
 	fd = open(path, O_WRONLY | (append ? O_APPEND : O_TRUNC));
 	if (fd < 0)
 		return -errno;
-	ret = len ? write(fd, val, len) : 0;
-	if (ret < 0)
-		ret = -errno;
-	else
-		ret = 0;
+	while (done < len) {
+		ret = write(fd, val + done, len - done);
+		if (ret < 0) {
+			err = -errno;
+			break;
+		}
+		if (!ret)
+			break;
+		done += ret;
+	}
 	close(fd);
-	return ret;
+	return err;
 }
 
 /* Write a space-separated function list, one per line, or clear. */
