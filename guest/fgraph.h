@@ -286,4 +286,21 @@ static inline int fg_later_sibling(const struct fg_trace *t, const char *name)
 	return -1;
 }
 
+/*
+ * Index of the first interrupt entry, or -1. Interrupt entry on every
+ * architecture of 6.1 starts with irq_enter_rcu() (irq_enter() on older
+ * paths), the first traced function when funcgraph-irqs is off.
+ */
+static inline int fg_first_irq_entry(const struct fg_trace *t)
+{
+	int i;
+
+	for (i = 0; i < t->nr; i++)
+		if (fg_is_call(&t->ev[i]) &&
+		    (!strcmp(t->ev[i].name, "irq_enter_rcu") ||
+		     !strcmp(t->ev[i].name, "irq_enter")))
+			return i;
+	return -1;
+}
+
 #endif /* NMX_FGRAPH_H */

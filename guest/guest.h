@@ -7,6 +7,8 @@
 #define NMX_GUEST_H
 
 #define TRACEFS "/tracing/"
+/* Captures taken again when an interrupt lands in the traced window. */
+#define ATTEMPTS 5
 
 /* nolibc in 6.1 has neither memchr() nor strstr(). */
 static const char *find_byte(const char *s, char c, size_t n)

@@ -151,33 +151,61 @@ static void canonicalize(const struct fg_trace *t, const char *roots)
 	}
 }
 
-/* Trace what @run does with @roots graphed and @notrace pruned. */
-static int trace_scenario(const char *label, const char *roots,
-			  const char *notrace, const char *run)
+/*
+ * Trace what @run does with @roots graphed and @notrace pruned. An
+ * interrupt in the window adds work that is no part of the scenario (and
+ * on arm64 shows one level too shallow): such a capture is printed as
+ * evidence and taken again, up to ATTEMPTS times, unless @strict (the
+ * scenario is about interrupts).
+ */
+static int trace_scenario_once(const char *label, const char *roots,
+			       const char *notrace, const char *run,
+			       int strict)
 {
-	char name[64] = "scenario-";
-	int err = 0;
+	int attempt, irq, err = 0;
 
 	err |= tfs_write("tracing_on", "0");
 	err |= set_functions("set_graph_function", roots);
 	err |= set_functions("set_graph_notrace", notrace);
-	err |= tfs_write("trace", "");
 	if (err)
 		return -1;
-	tfs_write("tracing_on", "1");
-	if (run && module_run(run))
-		err = -1;
-	tfs_write("tracing_on", "0");
-	if (err)
-		return -1;
-	if (read_file(TRACEFS "trace", suite_text, sizeof(suite_text)) < 0)
-		return -1;
-	strlcat(name, label, sizeof(name));
-	strlcat(name, ".txt", sizeof(name));
-	print_file(name, suite_text);
-	fg_parse(&suite_trace, suite_text, -1);
-	canonicalize(&suite_trace, roots);
+	for (attempt = 0; attempt < ATTEMPTS; attempt++) {
+		char name[64] = "scenario-";
+
+		if (tfs_write("trace", ""))
+			return -1;
+		tfs_write("tracing_on", "1");
+		if (run && module_run(run))
+			err = -1;
+		tfs_write("tracing_on", "0");
+		if (err)
+			return -1;
+		if (read_file(TRACEFS "trace", suite_text, sizeof(suite_text)) < 0)
+			return -1;
+		strlcat(name, label, sizeof(name));
+		if (attempt) {
+			strlcat(name, ".retry", sizeof(name));
+			strlcat(name, itoa(attempt), sizeof(name));
+		}
+		strlcat(name, ".txt", sizeof(name));
+		print_file(name, suite_text);
+		fg_parse(&suite_trace, suite_text, -1);
+		canonicalize(&suite_trace, roots);
+		irq = fg_first_irq_entry(&suite_trace);
+		if (strict || irq < 0)
+			break;
+		printf("# %s: interrupt work in the window (%s() at line %d)%s\n",
+		       name, suite_trace.ev[irq].name, suite_trace.ev[irq].line,
+		       attempt + 1 < ATTEMPTS ? ", capturing again" :
+		       ", no attempt left: judged as it is");
+	}
 	return 0;
+}
+
+static int trace_scenario(const char *label, const char *roots,
+			  const char *notrace, const char *run)
+{
+	return trace_scenario_once(label, roots, notrace, run, 0);
 }
 
 /* Compare the canonical form with @want; print both when they differ. */
@@ -283,8 +311,9 @@ static void test_irq(void)
 
 	/* Interrupt work is traced again, so that any leak would show. */
 	tfs_write("options/funcgraph-irqs", "1");
-	ok = run_shape("irq", "fgnt_irq_root", "fgnt_irq_pruned", "irq",
-		       "fgnt_irq_root{fgnt_after;}");
+	ok = !trace_scenario_once("irq", "fgnt_irq_root", "fgnt_irq_pruned",
+				  "irq", 1) &&
+	     shape_is("irq", "fgnt_irq_root{fgnt_after;}");
 	tfs_write("options/funcgraph-irqs", "0");
 	suite_result(ok, "notrace_irq_inside_pruned");
 }

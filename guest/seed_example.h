@@ -12,7 +12,6 @@
 
 #define PAGE 4096
 #define FAULT_PAGES 8
-#define ATTEMPTS 5
 #define TRACE_BYTES (512 * 1024)
 #define MAX_EVENTS 16384
 #define MAX_PRUNED_NAMES 256
@@ -81,19 +80,6 @@ static void trigger_faults(int run, int attempt)
 		((volatile char *)area[i])[0] = 1;
 }
 
-/* Interrupt entry on every architecture of 6.1 starts with irq_enter_rcu(). */
-static int first_irq_entry(const struct fg_trace *t)
-{
-	int i;
-
-	for (i = 0; i < t->nr; i++)
-		if (fg_is_call(&t->ev[i]) &&
-		    (!strcmp(t->ev[i].name, "irq_enter_rcu") ||
-		     !strcmp(t->ev[i].name, "irq_enter")))
-			return i;
-	return -1;
-}
-
 /*
  * Capture one trace of the example. An interrupt that lands in the window
  * adds softirq work (funcgraph-irqs=0 hides hardirq context only) that
@@ -134,7 +120,7 @@ static int take_trace(int run)
 		}
 		print_file(name, trace_text[run]);
 		fg_parse(t, trace_text[run], 0);
-		irq = first_irq_entry(t);
+		irq = fg_first_irq_entry(t);
 		if (irq < 0)
 			break;
 		printf("# %s: interrupt work in the window (%s() at line %d)%s\n",
