@@ -142,4 +142,42 @@ static void print_file(const char *name, const char *text)
 	printf("NMX-FILE-END %s\n", name);
 }
 
+#define SYSLOG_ACTION_READ_ALL 3
+
+/* The kernel's log buffer as text ("" when unreadable). */
+static const char *kernel_log(void)
+{
+	static char log[128 * 1024];
+	int len = my_syscall3(__NR_syslog, SYSLOG_ACTION_READ_ALL, log,
+			      sizeof(log) - 1);
+
+	log[len > 0 ? len : 0] = '\0';
+	return log;
+}
+
+/*
+ * Copy the @n-th (from 0) line of @log that contains @word into @line;
+ * returns 0 when there is none.
+ */
+static int log_line_with(const char *log, const char *word, int n,
+			 char *line, size_t size)
+{
+	while (*log) {
+		const char *end = log;
+		size_t len;
+
+		while (*end && *end != '\n')
+			end++;
+		len = end - log;
+		if (len >= size)
+			len = size - 1;
+		memcpy(line, log, len);
+		line[len] = '\0';
+		if (contains(line, word) && n-- == 0)
+			return 1;
+		log = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
 #endif /* NMX_GUEST_H */

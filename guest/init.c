@@ -29,8 +29,6 @@
 #error "build through build.sh: the cell's facts come from arches/<cell>.yaml"
 #endif
 
-#define SYSLOG_ACTION_READ_ALL 3
-
 static void test_machine(void)
 {
 	struct new_utsname uts;
@@ -114,9 +112,10 @@ static void test_writes(void)
  */
 static void test_bl_switcher(void)
 {
-	static char log[64 * 1024];
-	int fd, len, shown = 0;
-	char *line, *nl;
+	static const char *const words[] = { "bL", "MCPM", "mcpm", "switcher" };
+	const char *log = kernel_log();
+	char line[256];
+	int fd, i, n, shown = 0;
 
 	fd = open("/sys/kernel/bL_switcher/active", O_RDONLY);
 	if (fd >= 0) {
@@ -129,26 +128,35 @@ static void test_bl_switcher(void)
 		ktap_result(1, "bl_switcher_state", 0);
 		return;
 	}
-	len = my_syscall3(__NR_syslog, SYSLOG_ACTION_READ_ALL, log,
-			  sizeof(log) - 1);
-	if (len > 0) {
-		log[len] = '\0';
-		for (line = log; *line; line = nl + 1) {
-			nl = strchr(line, '\n');
-			if (!nl)
-				break;
-			*nl = '\0';
-			if (contains(line, "bL") || contains(line, "MCPM") ||
-			    contains(line, "mcpm") || contains(line, "switcher")) {
-				printf("# kernel: %s\n", line);
-				shown++;
-			}
+	for (i = 0; i < 4; i++)
+		for (n = 0; log_line_with(log, words[i], n, line, sizeof(line)); n++) {
+			printf("# kernel: %s\n", line);
+			shown++;
 		}
-	}
 	printf("# bL switcher: built in, but /sys/kernel/bL_switcher is absent: no MCPM backend under QEMU, %d related kernel message(s); switching not exercised\n",
 	       shown);
 	ktap_result(1, "bl_switcher_state",
 		    "SKIP switcher inactive under QEMU (no MCPM backend)");
+}
+
+/* The series' boot-time selftest reports on the console (patch 0006). */
+static void test_boot_selftest(void)
+{
+	const char *log = kernel_log();
+	char line[256];
+	int found;
+
+	if (log_line_with(log, "Testing tracer function_graph:", 0, line,
+			  sizeof(line)))
+		printf("# kernel: %s\n", line);
+	found = log_line_with(log, "Testing set_graph_notrace:", 0, line,
+			      sizeof(line));
+	if (found)
+		printf("# kernel: %s\n", line);
+	else
+		printf("# no \"Testing set_graph_notrace:\" line in the kernel log\n");
+	ktap_result(found && contains(line, "PASSED"),
+		    "boot_selftest_set_graph_notrace", 0);
 }
 
 static void power_off(void)
@@ -165,7 +173,7 @@ static void power_off(void)
 
 int main(void)
 {
-	int nr_planned = 9 + SUITE_TESTS + FTRACETEST_TESTS + NMX_BL_SWITCHER;
+	int nr_planned = 10 + SUITE_TESTS + FTRACETEST_TESTS + NMX_BL_SWITCHER;
 
 	printf("\nKTAP version 1\n");
 	printf("# notrace-matrix guest for cell %s: seed example with %s\n",
@@ -185,6 +193,7 @@ int main(void)
 	test_pruned_hides_subtree();
 	test_pruned_resumes();
 	test_balanced();
+	test_boot_selftest();
 	run_notrace_suite();
 	run_ftracetest();
 	test_writes();

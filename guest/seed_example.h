@@ -114,8 +114,10 @@ static int take_trace(int run)
 		if (attempt) {
 			/* trace-pruned.txt -> trace-pruned.retry2.txt */
 			name[strlen(name) - 4] = '\0';
+			char n[2] = { (char)('0' + attempt), 0 };
+
 			strlcat(name, ".retry", sizeof(name));
-			strlcat(name, itoa(attempt), sizeof(name));
+			strlcat(name, n, sizeof(name));
 			strlcat(name, ".txt", sizeof(name));
 		}
 		print_file(name, trace_text[run]);
