@@ -133,3 +133,10 @@ judge() {
 	[ "$status" -eq 1 ]
 	[ "$output" = "TEST_FAIL: all tests ok, but the success marker 'NMX-RESULT: FAIL' is missing" ]
 }
+
+@test "the series' FINDINGS.md parses: no malformed xfail line" {
+	run "$NMX" judge --log "$TESTS_DIR/console/clean-pass-arm64.log" --out "$SCRATCH" \
+		--findings "$TOP/patch/linux-6.1/FINDINGS.md" --cell arm64 --variant upstream
+	[ "$status" -eq 0 ]
+	[ "$output" = "PASS: 9 tests ok" ]
+}
