@@ -292,12 +292,31 @@ static int cpu_of(const char *name)
 	return -1;
 }
 
+/* More than one CPU online? ("0" versus "0-1" or "0,2"). */
+static int several_cpus(void)
+{
+	char online[64];
+
+	if (read_file("/sys/devices/system/cpu/online", online,
+		      sizeof(online)) <= 0)
+		return 0;
+	return strchr(online, '-') || strchr(online, ',');
+}
+
 static void test_migrate(void)
 {
-	int ok = run_shape("migrate", "fgnt_migrate_root",
+	int ok, from, to;
+
+	if (!several_cpus()) {
+		ktap_result(1, "notrace_sleep_and_migrate",
+			    "SKIP one CPU online: nowhere to migrate to");
+		return;
+	}
+	ok = run_shape("migrate", "fgnt_migrate_root",
 		"fgnt_migrate_pruned", "migrate",
 		"fgnt_migrate_root{fgnt_after;}");
-	int from = cpu_of("fgnt_migrate_root"), to = cpu_of("fgnt_after");
+	from = cpu_of("fgnt_migrate_root");
+	to = cpu_of("fgnt_after");
 
 	printf("# migrate: root entered on CPU %d, fgnt_after ran on CPU %d\n",
 	       from, to);
