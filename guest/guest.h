@@ -6,6 +6,8 @@
 #ifndef NMX_GUEST_H
 #define NMX_GUEST_H
 
+#include "fgraph.h"
+
 #define TRACEFS "/tracing/"
 /* Captures taken again when an interrupt lands in the traced window. */
 #define ATTEMPTS 5
@@ -140,6 +142,52 @@ static void print_file(const char *name, const char *text)
 	if (*text && text[strlen(text) - 1] != '\n')
 		putchar('\n');
 	printf("NMX-FILE-END %s\n", name);
+}
+
+/*
+ * Read the trace into @text, print it framed as "@base.txt" (or
+ * "@base.retryN.txt" for a capture taken again) and parse it into @t.
+ * Returns the index of the first interrupt entry in it, -1 when there is
+ * none, -2 when the trace cannot be read.
+ */
+static int capture_trace(const char *base, int attempt, char *text,
+			 size_t size, struct fg_trace *t, int cpu)
+{
+	char name[64];
+
+	if (read_file(TRACEFS "trace", text, size) < 0) {
+		printf("# cannot read %strace\n", TRACEFS);
+		return -2;
+	}
+	strlcpy(name, base, sizeof(name));
+	if (attempt) {
+		/* No itoa(): BE8 has no libgcc to divide with. */
+		char n[2] = { (char)('0' + attempt), 0 };
+
+		strlcat(name, ".retry", sizeof(name));
+		strlcat(name, n, sizeof(name));
+	}
+	strlcat(name, ".txt", sizeof(name));
+	print_file(name, text);
+	fg_parse(t, text, cpu);
+	return fg_first_irq_entry(t);
+}
+
+/*
+ * An interrupt that lands in a traced window adds work that belongs to
+ * nothing under test (and on arm64 shows one level too shallow): say so,
+ * and whether the capture is to be taken again.
+ */
+static int capture_again(const struct fg_trace *t, int irq, const char *base,
+			 int attempt)
+{
+	if (irq < 0)
+		return 0;
+	printf("# %s: interrupt work in the window (%s() at line %d)%s\n",
+	       base, t->ev[irq].name, t->ev[irq].line,
+	       attempt + 1 < ATTEMPTS ? ", capturing again" :
+	       ", no attempt left: judged as it is");
+	return attempt + 1 < ATTEMPTS;
 }
 
 #define SYSLOG_ACTION_READ_ALL 3

@@ -152,16 +152,15 @@ static void canonicalize(const struct fg_trace *t, const char *roots)
 }
 
 /*
- * Trace what @run does with @roots graphed and @notrace pruned. An
- * interrupt in the window adds work that is no part of the scenario (and
- * on arm64 shows one level too shallow): such a capture is printed as
- * evidence and taken again, up to ATTEMPTS times, unless @strict (the
- * scenario is about interrupts).
+ * Trace what @run does with @roots graphed and @notrace pruned. A capture
+ * with interrupt work in it is kept as evidence and taken again, up to
+ * ATTEMPTS times, unless @strict (the scenario is about interrupts).
  */
 static int trace_scenario_once(const char *label, const char *roots,
 			       const char *notrace, const char *run,
 			       int strict)
 {
+	char base[64] = "scenario-";
 	int attempt, irq, err = 0;
 
 	err |= tfs_write("tracing_on", "0");
@@ -169,9 +168,8 @@ static int trace_scenario_once(const char *label, const char *roots,
 	err |= set_functions("set_graph_notrace", notrace);
 	if (err)
 		return -1;
+	strlcat(base, label, sizeof(base));
 	for (attempt = 0; attempt < ATTEMPTS; attempt++) {
-		char name[64] = "scenario-";
-
 		if (tfs_write("trace", ""))
 			return -1;
 		tfs_write("tracing_on", "1");
@@ -180,27 +178,13 @@ static int trace_scenario_once(const char *label, const char *roots,
 		tfs_write("tracing_on", "0");
 		if (err)
 			return -1;
-		if (read_file(TRACEFS "trace", suite_text, sizeof(suite_text)) < 0)
+		irq = capture_trace(base, attempt, suite_text,
+				    sizeof(suite_text), &suite_trace, -1);
+		if (irq == -2)
 			return -1;
-		strlcat(name, label, sizeof(name));
-		if (attempt) {
-			/* No itoa(): BE8 has no libgcc to divide with. */
-			char n[2] = { (char)('0' + attempt), 0 };
-
-			strlcat(name, ".retry", sizeof(name));
-			strlcat(name, n, sizeof(name));
-		}
-		strlcat(name, ".txt", sizeof(name));
-		print_file(name, suite_text);
-		fg_parse(&suite_trace, suite_text, -1);
 		canonicalize(&suite_trace, roots);
-		irq = fg_first_irq_entry(&suite_trace);
-		if (strict || irq < 0)
+		if (strict || !capture_again(&suite_trace, irq, base, attempt))
 			break;
-		printf("# %s: interrupt work in the window (%s() at line %d)%s\n",
-		       name, suite_trace.ev[irq].name, suite_trace.ev[irq].line,
-		       attempt + 1 < ATTEMPTS ? ", capturing again" :
-		       ", no attempt left: judged as it is");
 	}
 	return 0;
 }
@@ -500,13 +484,14 @@ static void test_sleeper(int return_while_off, const char *name)
 	tfs_write("tracing_on", "1");
 	ok &= !module_run("sleeper_finish");
 	tfs_write("tracing_on", "0");
-	if (ok && read_file(TRACEFS "trace", suite_text, sizeof(suite_text)) >= 0) {
-		char file[64] = "scenario-";
+	if (ok) {
+		char base[64] = "scenario-";
 
-		strlcat(file, label, sizeof(file));
-		strlcat(file, ".txt", sizeof(file));
-		print_file(file, suite_text);
-		fg_parse(&suite_trace, suite_text, -1);
+		strlcat(base, label, sizeof(base));
+		ok = capture_trace(base, 0, suite_text, sizeof(suite_text),
+				   &suite_trace, -1) != -2;
+	}
+	if (ok) {
 		canonicalize(&suite_trace, "fgnt_sleeper_after");
 		/*
 		 * The question is whether the kthread is traced at all, and
@@ -516,8 +501,6 @@ static void test_sleeper(int return_while_off, const char *name)
 		ok = !strncmp(canon, "fgnt_sleeper_after{fgnt_inner{", 30);
 		if (!ok || strcmp(canon, "fgnt_sleeper_after{fgnt_inner{fgnt_inner_leaf;}}"))
 			shape_is(label, "fgnt_sleeper_after{fgnt_inner{fgnt_inner_leaf;}}");
-	} else {
-		ok = 0;
 	}
 	suite_result(ok, name);
 }
@@ -538,9 +521,8 @@ static void test_stray_after_enable(void)
 	ok &= !module_run("leaf");	/* the root runs with tracing off */
 	tfs_write("tracing_on", "1");
 	tfs_write("tracing_on", "0");
-	if (ok && read_file(TRACEFS "trace", suite_text, sizeof(suite_text)) >= 0) {
-		print_file("scenario-stray-after-enable.txt", suite_text);
-		fg_parse(&suite_trace, suite_text, -1);
+	if (ok && capture_trace("scenario-stray-after-enable", 0, suite_text,
+				sizeof(suite_text), &suite_trace, -1) != -2) {
 		canonicalize(&suite_trace, "fgnt_leaf_root");
 		/* Nothing ran the root while tracing was on: nothing at all. */
 		ok = shape_is("stray-after-enable", "") && !*strays;

@@ -31,7 +31,7 @@ static struct fg_trace traces[2] = {
 };
 enum { UNPRUNED, PRUNED };
 static const char *const trace_file[2] = {
-	"trace-unpruned.txt", "trace-pruned.txt"
+	"trace-unpruned", "trace-pruned"
 };
 
 static int traces_taken;
@@ -83,13 +83,13 @@ static void trigger_faults(int run, int attempt)
 /*
  * Capture one trace of the example. An interrupt that lands in the window
  * adds softirq work (funcgraph-irqs=0 hides hardirq context only) that
- * belongs to no fault; such a capture is kept as evidence, printed, and
- * taken again on fresh pages, up to ATTEMPTS times.
+ * belongs to no fault; such a capture is kept as evidence and taken again
+ * on fresh pages, up to ATTEMPTS times.
  */
 static int take_trace(int run)
 {
 	struct fg_trace *t = &traces[run];
-	int attempt, irq = -1, err = 0;
+	int attempt, irq, err = 0;
 
 	err |= tfs_write("tracing_on", "0");
 	err |= tfs_write("set_graph_function", NMX_FAULT_ROOT "\n");
@@ -98,37 +98,17 @@ static int take_trace(int run)
 	if (err)
 		return -1;
 	for (attempt = 0; attempt < ATTEMPTS; attempt++) {
-		char name[64];
-
 		if (tfs_write("trace", ""))
 			return -1;
 		tfs_write("tracing_on", "1");
 		trigger_faults(run, attempt);
 		tfs_write("tracing_on", "0");
-
-		if (read_file(TRACEFS "trace", trace_text[run], TRACE_BYTES) < 0) {
-			printf("# cannot read %strace\n", TRACEFS);
+		irq = capture_trace(trace_file[run], attempt, trace_text[run],
+				    TRACE_BYTES, t, 0);
+		if (irq == -2)
 			return -1;
-		}
-		strlcpy(name, trace_file[run], sizeof(name));
-		if (attempt) {
-			/* trace-pruned.txt -> trace-pruned.retry2.txt */
-			name[strlen(name) - 4] = '\0';
-			char n[2] = { (char)('0' + attempt), 0 };
-
-			strlcat(name, ".retry", sizeof(name));
-			strlcat(name, n, sizeof(name));
-			strlcat(name, ".txt", sizeof(name));
-		}
-		print_file(name, trace_text[run]);
-		fg_parse(t, trace_text[run], 0);
-		irq = fg_first_irq_entry(t);
-		if (irq < 0)
+		if (!capture_again(t, irq, trace_file[run], attempt))
 			break;
-		printf("# %s: interrupt work in the window (%s() at line %d)%s\n",
-		       name, t->ev[irq].name, t->ev[irq].line,
-		       attempt + 1 < ATTEMPTS ? ", capturing again" :
-		       ", no attempt left: judged as it is");
 	}
 	return 0;
 }
@@ -160,11 +140,11 @@ static void describe(int run)
 	const char *stray = "";
 	int strays, roots = count_root_calls(t, &strays, &stray);
 
-	printf("# %s: %d events, %d calls to %s at depth 0%s\n",
+	printf("# %s.txt: %d events, %d calls to %s at depth 0%s\n",
 	       trace_file[run], t->nr, roots, NMX_FAULT_ROOT,
 	       t->truncated ? ", TRUNCATED" : "");
 	if (strays)
-		printf("# %s: note: %d top-level call(s) outside %s, e.g. %s()\n",
+		printf("# %s.txt: note: %d top-level call(s) outside %s, e.g. %s()\n",
 		       trace_file[run], strays, NMX_FAULT_ROOT, stray);
 }
 
@@ -364,12 +344,12 @@ static void test_balanced(void)
 		const struct fg_trace *t = &traces[run];
 
 		if (t->bad_line) {
-			printf("# %s line %d: %s\n", trace_file[run],
+			printf("# %s.txt line %d: %s\n", trace_file[run],
 			       t->bad_line, t->bad_why);
 			ok = 0;
 		}
 		if (t->truncated) {
-			printf("# %s: more than %d events\n", trace_file[run],
+			printf("# %s.txt: more than %d events\n", trace_file[run],
 			       MAX_EVENTS);
 			ok = 0;
 		}
