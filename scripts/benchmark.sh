@@ -24,7 +24,7 @@ timed_run() { # label
 
 # "cell: build Xs, boot Ys" for each cell of results/latest.
 per_cell() {
-	awk 'NR > 1 && NF >= 6 && $1 ~ /-/ { printf "%s%s %s kernel %ss boot %ss", sep, $2, $3, $5, $6; sep = "; " }' \
+	awk 'NR > 1 && NF >= 6 && $1 ~ /-/ { printf "%s%s/%s %s kernel %ss boot %ss", sep, $1, $2, $3, $5, $6; sep = "; " }' \
 		"$NMX_TOP/results/latest/summary.txt"
 }
 
