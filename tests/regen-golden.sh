@@ -3,17 +3,20 @@
 # and matrix.yaml. Review the diff: the unit tests fail on any drift.
 set -euo pipefail
 
+# Both run from the top of the repository, with relative paths, so that
+# the golden files do not depend on where the checkout is.
+
 # golden_qemu CELL: the QEMU command line, one argument per line.
 golden_qemu() {
 	local dtb=()
 	[ "$1" = arm-biglittle ] && dtb=(--dtb /build/cell.dtb)
-	"$NMX" -m "$TOP/matrix.yaml" -a "$TOP/arches" qemu-cmd --cell "$1" \
+	"$NMX" -m matrix.yaml -a arches qemu-cmd --cell "$1" \
 		--kernel /build/kernel --initrd /build/initramfs.cpio "${dtb[@]}" \
 		--accel tcg --log /results/boot.log | tr '\0' '\n'
 }
 
 golden_fragment() {
-	"$NMX" -m "$TOP/matrix.yaml" -a "$TOP/arches" fragment --cell "$1" \
+	"$NMX" -m matrix.yaml -a arches fragment --cell "$1" \
 		--common kconfig/common.config -o /dev/stdout
 }
 
