@@ -52,35 +52,19 @@ static const char *nth_result(const char *log, int n)
 	return "";
 }
 
-static void run_ftracetest(void)
+/* Run ftracetest on @cases (" test.d/ftrace/x.tc ..."), output in @log_path. */
+static int ftracetest_sh(const char *cases, const char *log_path)
 {
-	static char log[64 * 1024];
-	static char cmd[512] = "cd /ftrace && ./ftracetest -v";
+	static char cmd[512];
 	char *const envp[] = { "PATH=/bin", "HOME=/", 0 };
-	int i, status = -1;
+	int status = -1;
 	pid_t pid;
 
-	if (!NMX_FTRACETEST) {
-		for (i = 0; i < FTRACETEST_TESTS; i++) {
-			char name[64] = "ftracetest_";
-
-			strlcat(name, ftracetest_cases[i], sizeof(name));
-			ktap_result(1, name,
-				    "SKIP no static busybox for this cell in Debian: C suite only");
-		}
-		return;
-	}
-	for (i = 0; i < FTRACETEST_TESTS; i++) {
-		strlcat(cmd, " test.d/ftrace/", sizeof(cmd));
-		strlcat(cmd, ftracetest_cases[i], sizeof(cmd));
-		strlcat(cmd, ".tc", sizeof(cmd));
-	}
-	strlcat(cmd, " > " FTRACETEST_LOG " 2>&1", sizeof(cmd));
-	mkdir("/tmp", 01777);
-	mkdir("/proc", 0755);
-	mount("proc", "/proc", "proc", 0, 0);
-	/* ftracetest finds tracefs at its usual place. */
-	mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, 0);
+	strlcpy(cmd, "cd /ftrace && ./ftracetest -v", sizeof(cmd));
+	strlcat(cmd, cases, sizeof(cmd));
+	strlcat(cmd, " > ", sizeof(cmd));
+	strlcat(cmd, log_path, sizeof(cmd));
+	strlcat(cmd, " 2>&1", sizeof(cmd));
 	printf("# ftracetest: sh -c '%s'\n", cmd);
 	pid = fork();
 	if (pid == 0) {
@@ -93,19 +77,74 @@ static void run_ftracetest(void)
 	if (pid > 0)
 		waitpid(pid, &status, 0);
 	printf("# ftracetest exit status %d\n", status);
+	return status;
+}
+
+static void run_ftracetest(void)
+{
+	static char log[64 * 1024], cases[256];
+	int i;
+
+	if (!NMX_FTRACETEST) {
+		for (i = 0; i < FTRACETEST_TESTS; i++) {
+			char name[64] = "ftracetest_";
+
+			strlcat(name, ftracetest_cases[i], sizeof(name));
+			ktap_result(1, name,
+				    "SKIP no static busybox for this cell in Debian: C suite only");
+		}
+		return;
+	}
+	for (i = 0; i < FTRACETEST_TESTS; i++) {
+		strlcat(cases, " test.d/ftrace/", sizeof(cases));
+		strlcat(cases, ftracetest_cases[i], sizeof(cases));
+		strlcat(cases, ".tc", sizeof(cases));
+	}
+	mkdir("/tmp", 01777);
+	mkdir("/proc", 0755);
+	mount("proc", "/proc", "proc", 0, 0);
+	/* ftracetest finds tracefs at its usual place. */
+	mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, 0);
+	ftracetest_sh(cases, FTRACETEST_LOG);
 	if (read_file(FTRACETEST_LOG, log, sizeof(log)) < 0)
 		log[0] = '\0';
 	print_file("ftracetest.log", log);
 	for (i = 0; i < FTRACETEST_TESTS; i++) {
-		const char *r = nth_result(log, i);
 		char name[64] = "ftracetest_";
+		const char *r = nth_result(log, i);
+		int ok;
 
 		strlcat(name, ftracetest_cases[i], sizeof(name));
 		printf("# %s: [%s]\n", ftracetest_cases[i], *r ? r : "no result");
-		if (!strcmp(r, "UNSUPPORTED") || !strcmp(r, "UNTESTED"))
+		if (!strcmp(r, "UNSUPPORTED") || !strcmp(r, "UNTESTED")) {
 			ktap_result(1, name, "SKIP ftracetest says UNSUPPORTED");
-		else
-			ktap_result(!strcmp(r, "PASS"), name, 0);
+			continue;
+		}
+		ok = !strcmp(r, "PASS");
+		if (!ok) {
+			/*
+			 * Seen once on arm64 under TCG: the tree's own
+			 * fgraph-filter case failed, then passed. A failure is
+			 * run once more, alone, both logs kept; the case passes
+			 * only if the second run does, and says it was flaky.
+			 */
+			static char again[64 * 1024];
+			char one[64] = " test.d/ftrace/";
+
+			strlcat(one, ftracetest_cases[i], sizeof(one));
+			strlcat(one, ".tc", sizeof(one));
+			ftracetest_sh(one, "/ftracetest-again.log");
+			if (read_file("/ftracetest-again.log", again,
+				      sizeof(again)) < 0)
+				again[0] = '\0';
+			print_file("ftracetest-again.log", again);
+			r = nth_result(again, 0);
+			ok = !strcmp(r, "PASS");
+			printf("# %s: run again alone: [%s]%s\n",
+			       ftracetest_cases[i], *r ? r : "no result",
+			       ok ? " (flaky: failed once)" : "");
+		}
+		ktap_result(ok, name, 0);
 	}
 }
 
