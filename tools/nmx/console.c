@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,10 +107,14 @@ static int parse_result(const char *s, struct subtest *t)
 	return 0;
 }
 
-static void set_reason(struct verdict *v, const char *fmt, const char *a,
-		       const char *b)
+static void __attribute__((format(printf, 2, 3)))
+set_reason(struct verdict *v, const char *fmt, ...)
 {
-	snprintf(v->reason, sizeof(v->reason), fmt, a ? a : "", b ? b : "");
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(v->reason, sizeof(v->reason), fmt, ap);
+	va_end(ap);
 }
 
 static void decide(struct verdict *v, int timed_out)
@@ -120,37 +125,32 @@ static void decide(struct verdict *v, int timed_out)
 	if (!v->ktap_seen) {
 		v->status = timed_out ? "TIMEOUT" : "BOOT_FAIL";
 		if (v->no_init)
-			set_reason(v, "init did not start: %s%s", v->no_init, 0);
+			set_reason(v, "init did not start: %s", v->no_init);
 		else if (v->panic)
-			set_reason(v, "kernel panic before any test: %s%s",
-				   v->panic, 0);
+			set_reason(v, "kernel panic before any test: %s",
+				   v->panic);
 		else if (timed_out)
-			set_reason(v, "no KTAP output before the timeout%s%s",
-				   v->lines ? "" : " (console empty)", 0);
+			set_reason(v, "no KTAP output before the timeout%s",
+				   v->lines ? "" : " (console empty)");
 		else
-			set_reason(v, "QEMU exited without KTAP output%s%s",
-				   v->lines ? "" : " (console empty)", 0);
+			set_reason(v, "QEMU exited without KTAP output%s",
+				   v->lines ? "" : " (console empty)");
 		return;
 	}
 	if (v->planned < 0 || (int)v->nr_tests < v->planned) {
-		char counts[64];
-
 		v->status = timed_out ? "TIMEOUT" : "TEST_FAIL";
-		snprintf(counts, sizeof(counts), "%zu of %d", v->nr_tests,
-			 v->planned);
 		if (v->planned < 0)
-			set_reason(v, "KTAP output has no plan line%s%s", 0, 0);
+			set_reason(v, "KTAP output has no plan line");
 		else
-			set_reason(v, "KTAP incomplete: %s results; %s",
-				   counts, v->panic ? v->panic :
+			set_reason(v, "KTAP incomplete: %zu of %d results; %s",
+				   v->nr_tests, v->planned, v->panic ? v->panic :
 				   timed_out ? "guest stopped printing" :
 				   "log ends early");
 		return;
 	}
 	if (v->malformed) {
 		v->status = "TEST_FAIL";
-		set_reason(v, "KTAP results out of order or duplicated%s%s",
-			   0, 0);
+		set_reason(v, "KTAP results out of order or duplicated");
 		return;
 	}
 	for (i = 0; i < v->nr_tests; i++) {
@@ -169,26 +169,25 @@ static void decide(struct verdict *v, int timed_out)
 	}
 	if (*failed) {
 		v->status = "TEST_FAIL";
-		set_reason(v, "failed: %s%s", failed, 0);
+		set_reason(v, "failed: %s", failed);
 		return;
 	}
 	if (v->panic || v->nr_kernel_errors) {
 		v->status = "TEST_FAIL";
-		set_reason(v, "all tests ok, but the kernel reported: %s%s",
-			   v->panic ? v->panic : v->kernel_error, 0);
+		set_reason(v, "all tests ok, but the kernel reported: %s",
+			   v->panic ? v->panic : v->kernel_error);
 		return;
 	}
 	/* With expected failures the guest ends with its FAIL marker. */
 	if (!(v->nr_xfail ? v->fail_marker : v->marker)) {
 		v->status = "TEST_FAIL";
-		set_reason(v, "all tests ok, but the success marker '%s' is missing%s",
-			   v->nr_xfail ? NMX_FAIL_MARKER : NMX_SUCCESS_MARKER, 0);
+		set_reason(v, "all tests ok, but the success marker '%s' is missing",
+			   v->nr_xfail ? NMX_FAIL_MARKER : NMX_SUCCESS_MARKER);
 		return;
 	}
 	if (timed_out) {
 		v->status = "TIMEOUT";
-		set_reason(v, "guest passed but QEMU did not exit (power-off failed?)%s%s",
-			   0, 0);
+		set_reason(v, "guest passed but QEMU did not exit (power-off failed?)");
 		return;
 	}
 	v->status = "PASS";
