@@ -318,6 +318,14 @@ record_environment() {
 	record_meta "$CELL_DIR" tree_package "$NMX_TREE_PACKAGE $PKG_VERSION"
 	record_meta "$CELL_DIR" compiler "$("${NMX_CROSS_COMPILE}gcc" --version 2>/dev/null | head -n 1)"
 	record_meta "$CELL_DIR" series "$(variant_patches | xargs -r -n1 basename | paste -sd' ' -)"
+	record_meta "$CELL_DIR" series_subjects "$(variant_patches | while read -r p; do patch_subject "$p"; done | paste -sd'|' -)"
+}
+
+# The subject of a format-patch file, unfolded, without "[PATCH n/m]".
+patch_subject() {
+	awk '/^Subject: / { s = substr($0, 10); folded = 1; next }
+	     folded && /^[ \t]/ { s = s $0; next }
+	     folded { sub(/^\[[^]]*\] /, "", s); print s; exit }' "$1"
 }
 
 main() {

@@ -5,7 +5,8 @@
 #   matrix.sh [--no-install] [--tree T]... [--variant V]... [--cell C]...
 #
 # Results: results/<run-id>/<tree>-<variant>/<cell>/ (build.log, boot.log,
-# config, traces, result.json), results/<run-id>/summary.txt, and
+# config, traces, result.json), results/<run-id>/summary.txt, the reports
+# (report.html, report.md, junit.xml, kcidb.json; see nmx report) and
 # results/latest -> <run-id>. Exit: 0 all cells pass, 1 a cell failed,
 # 2 infrastructure errors.
 set -euo pipefail
@@ -44,8 +45,8 @@ run_cell() {
 }
 
 main() {
-	local install=1 run_id rc=0 tree variant cell
-	local -a select=() plan=()
+	local install=1 run_id rc=0 tree variant cell previous
+	local -a select=() plan=() baseline=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--no-install) install=0; shift ;;
@@ -65,9 +66,20 @@ main() {
 		read -r tree variant cell <<<"$line"
 		run_cell "$run_id" "$tree" "$variant" "$cell"
 	done
+	previous=$(readlink "$NMX_TOP/results/latest" 2>/dev/null || true)
 	ln -sfn "$run_id" "$NMX_TOP/results/latest"
 	nmx summary "$NMX_TOP/results/$run_id" || rc=$?
 	cat "$NMX_TOP/results/$run_id/summary.txt" 2>/dev/null || true
+	# The reports, with regressions marked against the run before this one.
+	if [ -n "$previous" ] && [ -d "$NMX_TOP/results/$previous" ]; then
+		baseline=(--baseline "$NMX_TOP/results/$previous")
+	fi
+	if nmx report "${baseline[@]}" "$NMX_TOP/results/$run_id"; then
+		progress "reports: results/$run_id/{report.html,report.md,junit.xml,kcidb.json}"
+	else
+		progress "the reports could not be written"
+		[ "$rc" -ne 0 ] || rc=2
+	fi
 	progress "run $run_id done, exit $rc"
 	exit "$rc"
 }

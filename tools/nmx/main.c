@@ -14,6 +14,7 @@
 
 #include "console.h"
 #include "matrix.h"
+#include "report.h"
 
 #define DEFAULT_MATRIX "matrix.yaml"
 #define DEFAULT_ARCHES "arches"
@@ -44,7 +45,11 @@ static void usage(FILE *f)
 "  result --cell-dir DIR\n"
 "        merge DIR/stages.tsv, meta.tsv, reproduce.sh, verdict.json into result.json\n"
 "  summary RUN_DIR\n"
-"        write RUN_DIR/summary.txt; exit 0 all pass, 1 failures, 2 infrastructure\n");
+"        write RUN_DIR/summary.txt; exit 0 all pass, 1 failures, 2 infrastructure\n"
+"  report [--baseline EARLIER_RUN_DIR] RUN_DIR\n"
+"        write RUN_DIR/report.html, report.md, junit.xml and kcidb.json\n"
+"  compare BEFORE_RUN_DIR AFTER_RUN_DIR\n"
+"        per architecture: fixed, regressed, trace shape changed; exit 1 on a regression\n");
 }
 
 static void sh_quote(FILE *f, const char *s)
@@ -799,6 +804,8 @@ int main(int argc, char **argv)
 		{ "judge", cmd_judge },
 		{ "result", cmd_result },
 		{ "summary", cmd_summary },
+		{ "report", cmd_report },
+		{ "compare", cmd_compare },
 	};
 	size_t i;
 	int opt;

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A matrix run as the report and compare commands see it: every
+ * results/<run-id>/<tree>-<variant>/<cell>/ directory, read from disk only.
+ */
+#ifndef NMX_REPORT_H
+#define NMX_REPORT_H
+
+#include <stdio.h>
+#include <jansson.h>
+
+struct cell_run {
+	char tv[128];		/* "<tree>-<variant>", the directory name */
+	char cell[64];
+	char rel[256];		/* "<tv>/<cell>", relative to the run */
+	char dir[4096];
+	char tree_buf[128];
+	const char *tree, *variant;
+	const char *status;	/* PASS, TEST_FAIL, ..., or ERROR when unreadable */
+	const char *reason;
+	json_t *r;		/* result.json; an empty object when missing */
+	json_t *env;		/* r.environment */
+};
+
+struct run {
+	char dir[4096];
+	char id[64];
+	struct cell_run *c;
+	int nr;
+	const char **scen;	/* every subtest name, in plan order */
+	int nscen;
+};
+
+/* Subtest results, worst first; the order of the verdict grid. */
+enum grade {
+	V_FAIL,			/* FAIL or XPASS */
+	V_MISSING,		/* not reported: the cell did not get that far */
+	V_XFAIL,
+	V_SKIP,
+	V_PASS,
+	V_NA,			/* not in the plan of a cell that finished */
+};
+
+int run_load(struct run *run, const char *dir);
+void run_free(struct run *run);
+
+/* The subtest object named @name in @c, or NULL. */
+json_t *cell_subtest(const struct cell_run *c, const char *name);
+/* Its result string ("PASS", "XFAIL", ...), or NULL when not reported. */
+const char *cell_result(const struct cell_run *c, const char *name);
+enum grade verdict_of(const char *result);
+/* The grade of subtest @name in @c, V_NA when that cell does not have it. */
+enum grade grade_in(const struct cell_run *c, const char *name);
+const char *env_str(const struct cell_run *c, const char *key);
+double cell_seconds(const struct cell_run *c, const char *stage);
+int cell_booted(const struct cell_run *c);
+
+/*
+ * The log lines that explain a failed subtest (its KTAP diagnostics and
+ * its "not ok" line, from boot.log), or for a cell that failed before
+ * its tests the tail of the failing stage's log. Caller frees.
+ */
+char *failure_excerpt(const struct cell_run *c, const char *subtest,
+		      int *first_line);
+/* The last @n lines of @path, or NULL. Caller frees. */
+char *file_tail(const char *path, int n);
+char *slurp(const char *path, size_t *len);
+
+/*
+ * Structural shape of a function_graph trace file: the distinct top-level
+ * call trees in canonical form ("f{g;h;}"), sorted, one per line.
+ * NULL when the file is missing. Caller frees.
+ */
+char *trace_shape(const char *path);
+
+/* ISO 8601 from a run id "20261203T112053Z"; "" when it is not one. */
+void run_start_time(const char *id, char *out, size_t size);
+
+void put_html(FILE *f, const char *s);
+void put_xml(FILE *f, const char *s);
+
+int report_html(const struct run *run, const struct run *base, FILE *f);
+int report_md(const struct run *run, const struct run *base, FILE *f);
+int report_junit(const struct run *run, FILE *f);
+int report_kcidb(const struct run *run, FILE *f);
+
+int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+
+#endif

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ *   nmx report [--baseline EARLIER_RUN_DIR] RUN_DIR
+ *	writes report.html, report.md, junit.xml and kcidb.json into RUN_DIR
+ *   nmx compare BEFORE_RUN_DIR AFTER_RUN_DIR
+ *	prints, per architecture, what was fixed, what regressed and what
+ *	changed in the trace shape; exit 1 when something regressed
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report.h"
+
+enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_INFRA = 2 };
+
+/* Written to a temporary name first: a reader never sees half a report. */
+static int write_report(const char *dir, const char *name,
+			int (*fn)(const struct run *, const struct run *,
+				  FILE *),
+			const struct run *run, const struct run *base)
+{
+	char path[4200], tmp[4300];
+	FILE *f;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "nmx: cannot write %s: %m\n", tmp);
+		return -1;
+	}
+	err = fn(run, base, f);
+	err |= ferror(f);
+	err |= fclose(f);
+	if (err || rename(tmp, path)) {
+		fprintf(stderr, "nmx: writing %s failed\n", path);
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+static int junit(const struct run *run, const struct run *base, FILE *f)
+{
+	return report_junit(run, f);
+}
+
+static int kcidb(const struct run *run, const struct run *base, FILE *f)
+{
+	return report_kcidb(run, f);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct run run, base;
+	const char *base_dir = NULL;
+	int err = 0;
+
+	if (argc == 4 && !strcmp(argv[1], "--baseline")) {
+		base_dir = argv[2];
+		argv += 2;
+		argc -= 2;
+	}
+	if (argc != 2) {
+		fprintf(stderr, "usage: nmx report [--baseline EARLIER_RUN_DIR] RUN_DIR\n");
+		return EXIT_INFRA;
+	}
+	if (run_load(&run, argv[1]))
+		return EXIT_INFRA;
+	if (base_dir && run_load(&base, base_dir)) {
+		run_free(&run);
+		return EXIT_INFRA;
+	}
+	err |= write_report(run.dir, "report.html", report_html, &run,
+			    base_dir ? &base : NULL);
+	err |= write_report(run.dir, "report.md", report_md, &run,
+			    base_dir ? &base : NULL);
+	err |= write_report(run.dir, "junit.xml", junit, &run, NULL);
+	err |= write_report(run.dir, "kcidb.json", kcidb, &run, NULL);
+	run_free(&run);
+	if (base_dir)
+		run_free(&base);
+	return err ? EXIT_INFRA : EXIT_PASS;
+}
+
+/* ---- compare ---------------------------------------------------------- */
+
+static const struct cell_run *same_cell(const struct run *run,
+					const struct cell_run *c)
+{
+	int i;
+
+	for (i = 0; i < run->nr; i++)
+		if (!strcmp(run->c[i].tv, c->tv) &&
+		    !strcmp(run->c[i].cell, c->cell))
+			return &run->c[i];
+	return NULL;
+}
+
+/* Names of scenarios in either run, old order first. */
+static const char **all_scenarios(const struct run *a, const struct run *b,
+				  int *n)
+{
+	const char **names = malloc((a->nscen + b->nscen) * sizeof(*names));
+	int i, k;
+
+	memcpy(names, a->scen, a->nscen * sizeof(*names));
+	*n = a->nscen;
+	for (i = 0; i < b->nscen; i++) {
+		for (k = 0; k < a->nscen; k++)
+			if (!strcmp(a->scen[k], b->scen[i]))
+				break;
+		if (k == a->nscen)
+			names[(*n)++] = b->scen[i];
+	}
+	return names;
+}
+
+/* Trace files either cell printed, as "name\n" lines. */
+static void trace_files(const struct cell_run *c, char ***list, int *n)
+{
+	json_t *f;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(c->r, "verdict"),
+					   "files"), i, f) {
+		const char *name = json_string_value(f);
+		int k;
+
+		for (k = 0; k < *n; k++)
+			if (!strcmp((*list)[k], name))
+				break;
+		if (k < *n)
+			continue;
+		*list = realloc(*list, (*n + 1) * sizeof(**list));
+		(*list)[(*n)++] = strdup(name);
+	}
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static int compare_cell(const struct cell_run *o, const struct cell_run *n,
+			const char **names, int nnames)
+{
+	char **files = NULL;
+	int i, regressed = 0, nfiles = 0, printed = 0;
+
+	printf("\n### %s, %s\n\n", n->cell, n->variant);
+	if (strcmp(o->status, n->status)) {
+		printf("- cell: %s -> %s (%s)\n", o->status, n->status,
+		       n->reason);
+		printed++;
+	}
+	for (i = 0; i < nnames; i++) {
+		const char *ro = cell_result(o, names[i]);
+		const char *rn = cell_result(n, names[i]);
+		enum grade vo = verdict_of(ro), vn = verdict_of(rn);
+		const char *what;
+
+		if ((ro && rn && !strcmp(ro, rn)) || (!ro && !rn))
+			continue;
+		if (vo <= V_MISSING && vn >= V_XFAIL && ro)
+			what = "fixed";
+		else if (vo >= V_XFAIL && vn <= V_MISSING)
+			what = "REGRESSED";
+		else
+			what = "changed";
+		regressed += what[0] == 'R';
+		printf("- %s: %s (%s -> %s)\n", what, names[i],
+		       ro ? ro : "not run", rn ? rn : "not run");
+		printed++;
+	}
+	trace_files(o, &files, &nfiles);
+	trace_files(n, &files, &nfiles);
+	for (i = 0; i < nfiles; i++) {
+		char po[4400], pn[4400], *so, *sn;
+
+		snprintf(po, sizeof(po), "%s/%s", o->dir, files[i]);
+		snprintf(pn, sizeof(pn), "%s/%s", n->dir, files[i]);
+		so = trace_shape(po);
+		sn = trace_shape(pn);
+		if (!so || !sn)
+			printf("- trace %s: only in the %s run\n", files[i],
+			       so ? "earlier" : "later");
+		else if (strcmp(so, sn))
+			printf("- trace shape changed: %s (%d -> %d distinct call trees)\n",
+			       files[i], count_lines(so), count_lines(sn));
+		printed += !so || !sn || strcmp(so, sn);
+		free(so);
+		free(sn);
+		free(files[i]);
+	}
+	free(files);
+	if (!printed)
+		printf("- no change\n");
+	return regressed;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct run a, b;
+	const char **names;
+	int i, nnames, regressed = 0;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: nmx compare BEFORE_RUN_DIR AFTER_RUN_DIR\n");
+		return EXIT_INFRA;
+	}
+	if (run_load(&a, argv[1]))
+		return EXIT_INFRA;
+	if (run_load(&b, argv[2])) {
+		run_free(&a);
+		return EXIT_INFRA;
+	}
+	names = all_scenarios(&a, &b, &nnames);
+	printf("# notrace-matrix: run %s -> run %s\n", a.id, b.id);
+	for (i = 0; i < b.nr; i++) {
+		const struct cell_run *o = same_cell(&a, &b.c[i]);
+
+		if (!i || strcmp(b.c[i].cell, b.c[i - 1].cell))
+			printf("\n## %s\n", b.c[i].cell);
+		if (!o)
+			printf("\n### %s, %s\n\n- only in the later run: %s\n",
+			       b.c[i].cell, b.c[i].variant, b.c[i].status);
+		else
+			regressed += compare_cell(o, &b.c[i], names, nnames);
+	}
+	for (i = 0; i < a.nr; i++)
+		if (!same_cell(&b, &a.c[i]))
+			printf("\n- %s %s only in the earlier run (%s)\n",
+			       a.c[i].cell, a.c[i].variant, a.c[i].status);
+	printf("\n%d regression(s)\n", regressed);
+	free(names);
+	run_free(&a);
+	run_free(&b);
+	return regressed ? EXIT_FAIL : EXIT_PASS;
+}

@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Reading a run back from disk for the reports: result.json per cell,
+ * log excerpts and trace shapes. Nothing here writes.
+ */
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "report.h"
+#include "fgraph.h"
+
+char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0, got;
+
+	if (!f)
+		return NULL;
+	do {
+		if (cap - n < 65536) {
+			cap = cap ? cap * 2 : 65536;
+			buf = realloc(buf, cap + 1);
+			if (!buf) {
+				fclose(f);
+				return NULL;
+			}
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+	} while (got);
+	fclose(f);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+static int by_cell_then_tv(const void *a, const void *b)
+{
+	const struct cell_run *x = a, *y = b;
+	int d = strcmp(x->cell, y->cell);
+
+	return d ? d : strcmp(x->tv, y->tv);
+}
+
+static void add_scenario(struct run *run, const char *name, int after)
+{
+	int i;
+
+	for (i = 0; i < run->nscen; i++)
+		if (!strcmp(run->scen[i], name))
+			return;
+	run->scen = realloc(run->scen, (run->nscen + 1) * sizeof(*run->scen));
+	if (after > run->nscen)
+		after = run->nscen;
+	memmove(run->scen + after + 1, run->scen + after,
+		(run->nscen - after) * sizeof(*run->scen));
+	run->scen[after] = name;
+	run->nscen++;
+}
+
+/* Subtest names in plan order, merged over cells with different plans. */
+static void collect_scenarios(struct run *run)
+{
+	int i;
+
+	for (i = 0; i < run->nr; i++) {
+		json_t *subs = json_object_get(run->c[i].r, "subtests"), *st;
+		int pos = 0, k;
+		size_t j;
+
+		json_array_foreach(subs, j, st) {
+			const char *name = json_string_value(
+				json_object_get(st, "name"));
+
+			if (!name)
+				continue;
+			add_scenario(run, name, pos);
+			for (k = 0; k < run->nscen; k++)
+				if (!strcmp(run->scen[k], name))
+					pos = k + 1;
+		}
+	}
+}
+
+static const char *str_or(json_t *o, const char *key, const char *def)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s && *s ? s : def;
+}
+
+int run_load(struct run *run, const char *dir)
+{
+	char pattern[4200];
+	const char *base;
+	glob_t g;
+	size_t i;
+
+	memset(run, 0, sizeof(*run));
+	snprintf(run->dir, sizeof(run->dir), "%s", dir);
+	snprintf(pattern, sizeof(pattern), "%s/*/*/", dir);
+	if (glob(pattern, GLOB_ONLYDIR, NULL, &g)) {
+		fprintf(stderr, "nmx: %s: no <tree>-<variant>/<cell>/ directories: not a run directory\n",
+			dir);
+		return -1;
+	}
+	run->c = calloc(g.gl_pathc, sizeof(*run->c));
+	for (i = 0; i < g.gl_pathc; i++) {
+		struct cell_run *c = &run->c[run->nr];
+		char path[4400], *p = g.gl_pathv[i], *slash;
+		struct stat st;
+		json_error_t jerr;
+
+		p[strlen(p) - 1] = '\0';	/* the glob's trailing '/' */
+		snprintf(path, sizeof(path), "%s/stages.tsv", p);
+		if (stat(path, &st)) {
+			snprintf(path, sizeof(path), "%s/result.json", p);
+			if (stat(path, &st))
+				continue;	/* not a cell directory */
+		}
+		snprintf(c->dir, sizeof(c->dir), "%s", p);
+		slash = strrchr(p, '/');
+		snprintf(c->cell, sizeof(c->cell), "%s", slash + 1);
+		*slash = '\0';
+		snprintf(c->tv, sizeof(c->tv), "%s", strrchr(p, '/') ?
+			 strrchr(p, '/') + 1 : p);
+		snprintf(c->rel, sizeof(c->rel), "%s/%s", c->tv, c->cell);
+		snprintf(path, sizeof(path), "%s/result.json", c->dir);
+		c->r = json_load_file(path, 0, &jerr);
+		if (!c->r || !json_is_object(c->r)) {
+			json_decref(c->r);
+			c->r = json_object();
+			c->status = "ERROR";
+			c->reason = "result.json missing or unreadable: the harness stopped before it was written";
+		} else {
+			c->status = str_or(c->r, "status", "ERROR");
+			c->reason = str_or(c->r, "reason", "");
+		}
+		c->env = json_object_get(c->r, "environment");
+		if (!json_is_object(c->env)) {
+			c->env = json_object();
+			json_object_set_new(c->r, "environment", c->env);
+		}
+		c->tree = str_or(c->r, "tree", NULL);
+		c->variant = str_or(c->r, "variant", NULL);
+		if (!c->tree || !c->variant) {
+			/* "<tree>-<variant>": the variant has no '-'. */
+			char *dash;
+
+			snprintf(c->tree_buf, sizeof(c->tree_buf), "%s", c->tv);
+			dash = strrchr(c->tree_buf, '-');
+			if (dash)
+				*dash = '\0';
+			c->tree = c->tree_buf;
+			c->variant = dash ? dash + 1 : "?";
+		}
+		run->nr++;
+	}
+	globfree(&g);
+	if (!run->nr) {
+		fprintf(stderr, "nmx: %s: no cell results in it\n", dir);
+		return -1;
+	}
+	qsort(run->c, run->nr, sizeof(*run->c), by_cell_then_tv);
+	base = str_or(run->c[0].r, "run_id", NULL);
+	if (!base) {
+		base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+		if (!*base)
+			base = dir;
+	}
+	snprintf(run->id, sizeof(run->id), "%s", base);
+	collect_scenarios(run);
+	return 0;
+}
+
+void run_free(struct run *run)
+{
+	int i;
+
+	for (i = 0; i < run->nr; i++)
+		json_decref(run->c[i].r);
+	free(run->c);
+	free(run->scen);
+	memset(run, 0, sizeof(*run));
+}
+
+json_t *cell_subtest(const struct cell_run *c, const char *name)
+{
+	json_t *st;
+	size_t i;
+
+	json_array_foreach(json_object_get(c->r, "subtests"), i, st)
+		if (!strcmp(str_or(st, "name", ""), name))
+			return st;
+	return NULL;
+}
+
+const char *cell_result(const struct cell_run *c, const char *name)
+{
+	return str_or(cell_subtest(c, name), "result", NULL);
+}
+
+enum grade verdict_of(const char *result)
+{
+	if (!result)
+		return V_MISSING;
+	if (!strcmp(result, "PASS"))
+		return V_PASS;
+	if (!strcmp(result, "SKIP"))
+		return V_SKIP;
+	if (!strcmp(result, "XFAIL"))
+		return V_XFAIL;
+	return V_FAIL;
+}
+
+enum grade grade_in(const struct cell_run *c, const char *name)
+{
+	const char *result = cell_result(c, name);
+	json_t *v = json_object_get(c->r, "verdict");
+
+	/* A complete plan without it: the test is not for this cell. */
+	if (!result && cell_booted(c) &&
+	    json_integer_value(json_object_get(v, "planned")) ==
+	    (json_int_t)json_array_size(json_object_get(c->r, "subtests")))
+		return V_NA;
+	return verdict_of(result);
+}
+
+const char *env_str(const struct cell_run *c, const char *key)
+{
+	return str_or(c->env, key, "");
+}
+
+double cell_seconds(const struct cell_run *c, const char *stage)
+{
+	return json_number_value(json_object_get(
+		json_object_get(c->r, "seconds"), stage));
+}
+
+/* Did the kernel boot far enough to print KTAP? */
+int cell_booted(const struct cell_run *c)
+{
+	return json_array_size(json_object_get(c->r, "subtests")) > 0;
+}
+
+char *file_tail(const char *path, int n)
+{
+	size_t len;
+	char *text = slurp(path, &len), *p;
+
+	if (!text)
+		return NULL;
+	if (len && text[len - 1] == '\n')
+		len--;
+	for (p = text + len; p > text; p--)
+		if (p[-1] == '\n' && --n == 0)
+			break;
+	memmove(text, p, text + len - p);
+	text[text + len - p] = '\0';
+	return text;
+}
+
+static int is_result_line(const char *line, size_t len)
+{
+	return (len > 3 && !strncmp(line, "ok ", 3)) ||
+	       (len > 7 && !strncmp(line, "not ok ", 7));
+}
+
+/* "not ok N name" or "ok N name # XFAIL..." for @name in @line? */
+static int is_result_of(const char *line, size_t len, const char *name)
+{
+	const char *p = line, *end = line + len;
+	size_t n = strlen(name);
+
+	if (!is_result_line(line, len))
+		return 0;
+	p += line[0] == 'n' ? 7 : 3;
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	while (p < end && *p == ' ')
+		p++;
+	return (size_t)(end - p) >= n && !strncmp(p, name, n) &&
+	       (p + n == end || p[n] == ' ' || p[n] == '\r');
+}
+
+/*
+ * KTAP puts a subtest's diagnostics before its result line: take the
+ * lines after the previous result line, up to and with this one.
+ */
+static char *boot_log_excerpt(const char *path, const char *name, int *first)
+{
+	char *log = slurp(path, NULL), *line, *next, *start = NULL, *out;
+	int lineno = 1, start_line = 1;
+
+	if (!log)
+		return NULL;
+	for (line = log; *line; line = next, lineno++) {
+		size_t len = strcspn(line, "\n");
+
+		next = line[len] ? line + len + 1 : line + len;
+		if (!start) {
+			start = line;
+			start_line = lineno;
+		}
+		if (is_result_of(line, len, name)) {
+			size_t n = line + len - start;
+
+			/* Long diagnostics: keep the last 60 lines. */
+			while (lineno - start_line >= 60) {
+				start = strchr(start, '\n') + 1;
+				start_line++;
+			}
+			n = line + len - start;
+			out = malloc(n + 1);
+			memcpy(out, start, n);
+			out[n] = '\0';
+			if (first)
+				*first = start_line;
+			free(log);
+			return out;
+		}
+		if (is_result_line(line, len) ||
+		    !strncmp(line, "NMX-FILE-END", 12))
+			start = NULL;
+	}
+	free(log);
+	return NULL;
+}
+
+char *failure_excerpt(const struct cell_run *c, const char *subtest,
+		      int *first_line)
+{
+	char path[4200];
+	const char *stage = str_or(c->r, "failed_stage", NULL);
+	char *text;
+
+	if (first_line)
+		*first_line = 0;
+	if (subtest) {
+		snprintf(path, sizeof(path), "%s/boot.log", c->dir);
+		text = boot_log_excerpt(path, subtest, first_line);
+		if (text)
+			return text;
+	}
+	snprintf(path, sizeof(path), "%s/%s", c->dir,
+		 stage && strcmp(stage, "boot") ? "build.log" : "boot.log");
+	text = file_tail(path, 30);
+	if (!text) {
+		snprintf(path, sizeof(path), "%s/build.log", c->dir);
+		text = file_tail(path, 30);
+	}
+	return text ? text : strdup("(no log was written)");
+}
+
+/* ---- trace shapes ----------------------------------------------------- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char *trace_shape(const char *path)
+{
+	static struct fg_event ev[16384];
+	struct fg_trace t = { .ev = ev, .max = 16384 };
+	char *text = slurp(path, NULL), **roots = NULL, *out;
+	int i, j, nroots = 0;
+	size_t size = 1;
+
+	if (!text)
+		return NULL;
+	fg_parse(&t, text, -1);
+	for (i = 0; i < t.nr; i++) {
+		const struct fg_event *e = &t.ev[i];
+		int end = e->kind == FG_ENTRY ? e->end : i;
+		char *s;
+		size_t len = 0, cap = 256;
+
+		if (e->parent >= 0 || e->kind == FG_EXIT)
+			continue;
+		if (end < 0)
+			end = t.nr - 1;
+		s = malloc(cap);
+		for (j = i; j <= end; j++) {
+			const struct fg_event *f = &t.ev[j];
+			const char *name = f->kind == FG_EXIT ? "" : f->name;
+			size_t need = strlen(name) + 2;
+
+			if (len + need >= cap) {
+				cap = (cap + need) * 2;
+				s = realloc(s, cap);
+			}
+			len += sprintf(s + len, "%s%s", name,
+				       f->kind == FG_EXIT ? "}" :
+				       f->kind == FG_ENTRY ? "{" : ";");
+		}
+		i = end;
+		roots = realloc(roots, (nroots + 1) * sizeof(*roots));
+		roots[nroots++] = s;
+	}
+	qsort(roots, nroots, sizeof(*roots), cmp_str);
+	for (i = 0; i < nroots; i++)
+		size += strlen(roots[i]) + 1;
+	out = malloc(size);
+	*out = '\0';
+	for (i = 0, size = 0; i < nroots; i++) {
+		if (i && !strcmp(roots[i], roots[i - 1]))
+			continue;
+		size += sprintf(out + size, "%s\n", roots[i]);
+	}
+	for (i = 0; i < nroots; i++)
+		free(roots[i]);
+	free(roots);
+	free(text);
+	return out;
+}
+
+void run_start_time(const char *id, char *out, size_t size)
+{
+	int ok = strlen(id) == 16 && id[8] == 'T' && id[15] == 'Z';
+
+	if (!ok) {
+		*out = '\0';
+		return;
+	}
+	snprintf(out, size, "%.4s-%.2s-%.2sT%.2s:%.2s:%.2s+00:00", id, id + 4,
+		 id + 6, id + 9, id + 11, id + 13);
+}
+
+/* Length of the valid UTF-8 sequence at @s, or 0. */
+static int utf8_len(const unsigned char *s)
+{
+	int n, i;
+
+	if (*s < 0x80)
+		return 1;
+	n = (*s & 0xe0) == 0xc0 ? 2 : (*s & 0xf0) == 0xe0 ? 3 :
+	    (*s & 0xf8) == 0xf0 ? 4 : 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/*
+ * Text for HTML and XML alike: markup escaped, and what a garbled console
+ * leaves (control bytes, broken UTF-8) shown as '?', which keeps the XML
+ * well-formed.
+ */
+void put_html(FILE *f, const char *s)
+{
+	while (s && *s) {
+		const unsigned char c = *s;
+		int n;
+
+		switch (c) {
+		case '<': fputs("&lt;", f); s++; continue;
+		case '>': fputs("&gt;", f); s++; continue;
+		case '&': fputs("&amp;", f); s++; continue;
+		case '"': fputs("&quot;", f); s++; continue;
+		}
+		if (c == '\r') {	/* the serial console's line ends */
+			s++;
+			continue;
+		}
+		n = utf8_len((const unsigned char *)s);
+		if (!n || (c < 0x20 && c != '\n' && c != '\t')) {
+			fputc('?', f);
+			s++;
+			continue;
+		}
+		fwrite(s, 1, n, f);
+		s += n;
+	}
+}
+
+void put_xml(FILE *f, const char *s)
+{
+	put_html(f, s);
+}
