@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerate the golden files under tests/golden/ from the current arches/
-# and matrix.yaml. Review the diff: the unit tests fail on any drift.
+# and matrix.yaml, and those of the reports from tests/report/runs/. Review the diff: the unit tests fail on any drift.
 set -euo pipefail
 
 # Both run from the top of the repository, with relative paths, so that
@@ -30,6 +30,9 @@ main() {
 		golden_qemu "$cell" >"tests/golden/qemu-cmd-$cell.txt"
 		golden_fragment "$cell" >"tests/golden/fragment-$cell.config"
 	done
+	# The reports of the recorded runs under tests/report/runs/.
+	rm -rf tests/golden/report
+	tests/report/make-outputs.sh tests/golden/report
 }
 
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then

@@ -48,7 +48,7 @@ static void usage(FILE *f)
 "        write RUN_DIR/summary.txt; exit 0 all pass, 1 failures, 2 infrastructure\n"
 "  report [--baseline EARLIER_RUN_DIR] RUN_DIR\n"
 "        write RUN_DIR/report.html, report.md, junit.xml and kcidb.json\n"
-"  compare BEFORE_RUN_DIR AFTER_RUN_DIR\n"
+"  compare [-b BEFORE_VARIANT -a AFTER_VARIANT] BEFORE_RUN_DIR AFTER_RUN_DIR\n"
 "        per architecture: fixed, regressed, trace shape changed; exit 1 on a regression\n");
 }
 

@@ -72,6 +72,8 @@ char *slurp(const char *path, size_t *len);
  * NULL when the file is missing. Caller frees.
  */
 char *trace_shape(const char *path);
+/* A function_graph capture the guest judged (not a retry, not a log)? */
+int is_trace_file(const char *name);
 
 /* ISO 8601 from a run id "20261203T112053Z"; "" when it is not one. */
 void run_start_time(const char *id, char *out, size_t size);

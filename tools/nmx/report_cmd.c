@@ -2,9 +2,11 @@
 /*
  *   nmx report [--baseline EARLIER_RUN_DIR] RUN_DIR
  *	writes report.html, report.md, junit.xml and kcidb.json into RUN_DIR
- *   nmx compare BEFORE_RUN_DIR AFTER_RUN_DIR
+ *   nmx compare [-b BEFORE_VARIANT -a AFTER_VARIANT] BEFORE_RUN_DIR AFTER_RUN_DIR
  *	prints, per architecture, what was fixed, what regressed and what
- *	changed in the trace shape; exit 1 when something regressed
+ *	changed in the trace shape; exit 1 when something regressed. With
+ *	-b/-a, one variant against another (the same run may be given twice:
+ *	"what do the fixes fix").
  */
 #include <stdlib.h>
 #include <string.h>
@@ -87,15 +89,35 @@ int cmd_report(int argc, char **argv)
 
 /* ---- compare ---------------------------------------------------------- */
 
+/* Which cells of each run are compared: all, or one variant of each. */
+struct pairing {
+	const char *before_variant, *after_variant;
+};
+
+static int in_side(const struct cell_run *c, const char *variant)
+{
+	return !variant || !strcmp(c->variant, variant);
+}
+
+/*
+ * @c's counterpart in @run: the same tree, cell and variant, or with
+ * variants named, the same tree and cell in @run's variant.
+ */
 static const struct cell_run *same_cell(const struct run *run,
-					const struct cell_run *c)
+					const struct cell_run *c,
+					const char *variant)
 {
 	int i;
 
-	for (i = 0; i < run->nr; i++)
-		if (!strcmp(run->c[i].tv, c->tv) &&
-		    !strcmp(run->c[i].cell, c->cell))
-			return &run->c[i];
+	for (i = 0; i < run->nr; i++) {
+		const struct cell_run *o = &run->c[i];
+
+		if (strcmp(o->cell, c->cell) || strcmp(o->tree, c->tree))
+			continue;
+		if (variant ? !strcmp(o->variant, variant) :
+			      !strcmp(o->variant, c->variant))
+			return o;
+	}
 	return NULL;
 }
 
@@ -129,6 +151,8 @@ static void trace_files(const struct cell_run *c, char ***list, int *n)
 		const char *name = json_string_value(f);
 		int k;
 
+		if (!is_trace_file(name))
+			continue;
 		for (k = 0; k < *n; k++)
 			if (!strcmp((*list)[k], name))
 				break;
@@ -151,10 +175,14 @@ static int count_lines(const char *s)
 static int compare_cell(const struct cell_run *o, const struct cell_run *n,
 			const char **names, int nnames)
 {
-	char **files = NULL;
-	int i, regressed = 0, nfiles = 0, printed = 0;
+	char **files = NULL, *not_run = NULL;
+	int i, regressed = 0, nfiles = 0, printed = 0, nr_not_run = 0;
 
-	printf("\n### %s, %s\n\n", n->cell, n->variant);
+	if (strcmp(o->variant, n->variant))
+		printf("\n### %s, %s -> %s\n\n", n->cell, o->variant,
+		       n->variant);
+	else
+		printf("\n### %s, %s\n\n", n->cell, n->variant);
 	if (strcmp(o->status, n->status)) {
 		printf("- cell: %s -> %s (%s)\n", o->status, n->status,
 		       n->reason);
@@ -164,20 +192,38 @@ static int compare_cell(const struct cell_run *o, const struct cell_run *n,
 		const char *ro = cell_result(o, names[i]);
 		const char *rn = cell_result(n, names[i]);
 		enum grade vo = verdict_of(ro), vn = verdict_of(rn);
+		int was_ok = vo == V_PASS || vo == V_XFAIL;
 		const char *what;
 
 		if ((ro && rn && !strcmp(ro, rn)) || (!ro && !rn))
 			continue;
-		if (vo <= V_MISSING && vn >= V_XFAIL && ro)
-			what = "fixed";
-		else if (vo >= V_XFAIL && vn <= V_MISSING)
+		if (!rn) {
+			/* The cell stopped early: one line for all of them. */
+			regressed += was_ok;
+			not_run = not_run ? not_run : strdup("");
+			not_run = realloc(not_run, strlen(not_run) +
+					  strlen(names[i]) + 2);
+			strcat(strcat(not_run, " "), names[i]);
+			nr_not_run++;
+			continue;
+		}
+		if (vo <= V_MISSING && (vn == V_PASS || vn == V_XFAIL))
+			what = ro ? "fixed" : "new";
+		else if (was_ok && vn <= V_MISSING)
 			what = "REGRESSED";
 		else
 			what = "changed";
 		regressed += what[0] == 'R';
 		printf("- %s: %s (%s -> %s)\n", what, names[i],
-		       ro ? ro : "not run", rn ? rn : "not run");
+		       ro ? ro : "not run", rn);
 		printed++;
+	}
+	if (nr_not_run) {
+		printf("- %s: %d subtest(s) no longer run (%s):%s\n",
+		       strcmp(n->status, "PASS") ? "REGRESSED" : "changed",
+		       nr_not_run, n->status, not_run);
+		printed++;
+		free(not_run);
 	}
 	trace_files(o, &files, &nfiles);
 	trace_files(n, &files, &nfiles);
@@ -207,37 +253,57 @@ static int compare_cell(const struct cell_run *o, const struct cell_run *n,
 
 int cmd_compare(int argc, char **argv)
 {
+	struct pairing p = { 0 };
 	struct run a, b;
 	const char **names;
-	int i, nnames, regressed = 0;
+	int i, nnames, regressed = 0, opt, shown = 0;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: nmx compare BEFORE_RUN_DIR AFTER_RUN_DIR\n");
+	while ((opt = getopt(argc, argv, "b:a:")) != -1) {
+		switch (opt) {
+		case 'b': p.before_variant = optarg; break;
+		case 'a': p.after_variant = optarg; break;
+		default: argc = 0;
+		}
+	}
+	if (argc - optind != 2 || !p.before_variant != !p.after_variant) {
+		fprintf(stderr, "usage: nmx compare [-b BEFORE_VARIANT -a AFTER_VARIANT] BEFORE_RUN_DIR AFTER_RUN_DIR\n");
 		return EXIT_INFRA;
 	}
-	if (run_load(&a, argv[1]))
+	if (run_load(&a, argv[optind]))
 		return EXIT_INFRA;
-	if (run_load(&b, argv[2])) {
+	if (run_load(&b, argv[optind + 1])) {
 		run_free(&a);
 		return EXIT_INFRA;
 	}
 	names = all_scenarios(&a, &b, &nnames);
 	printf("# notrace-matrix: run %s -> run %s\n", a.id, b.id);
+	printf("\nA trace shape is the set of distinct top-level call trees; the seed\n"
+	       "example's trace-*.txt follow real page faults and vary from boot to\n"
+	       "boot, the scenario-*.txt come from the test module's fixed trees.\n");
+	if (p.before_variant)
+		printf("\nVariant %s before, %s after.\n", p.before_variant,
+		       p.after_variant);
 	for (i = 0; i < b.nr; i++) {
-		const struct cell_run *o = same_cell(&a, &b.c[i]);
+		const struct cell_run *n = &b.c[i];
+		const struct cell_run *o = same_cell(&a, n, p.before_variant);
 
-		if (!i || strcmp(b.c[i].cell, b.c[i - 1].cell))
-			printf("\n## %s\n", b.c[i].cell);
+		if (!in_side(n, p.after_variant))
+			continue;
+		if (!shown++ || strcmp(n->cell, b.c[i - 1].cell))
+			printf("\n## %s\n", n->cell);
 		if (!o)
 			printf("\n### %s, %s\n\n- only in the later run: %s\n",
-			       b.c[i].cell, b.c[i].variant, b.c[i].status);
+			       n->cell, n->variant, n->status);
 		else
-			regressed += compare_cell(o, &b.c[i], names, nnames);
+			regressed += compare_cell(o, n, names, nnames);
 	}
 	for (i = 0; i < a.nr; i++)
-		if (!same_cell(&b, &a.c[i]))
+		if (in_side(&a.c[i], p.before_variant) &&
+		    !same_cell(&b, &a.c[i], p.after_variant))
 			printf("\n- %s %s only in the earlier run (%s)\n",
 			       a.c[i].cell, a.c[i].variant, a.c[i].status);
+	if (!shown)
+		printf("\nNo cell of the later run to compare.\n");
 	printf("\n%d regression(s)\n", regressed);
 	free(names);
 	run_free(&a);

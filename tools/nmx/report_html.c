@@ -545,6 +545,8 @@ static void variant_pair(FILE *f, const struct run *run,
 	json_array_foreach(files, i, file) {
 		char pa[4200], pb[4200], *sa, *sb;
 
+		if (!is_trace_file(json_string_value(file)))
+			continue;
 		snprintf(pa, sizeof(pa), "%s/%s", a->dir, json_string_value(file));
 		snprintf(pb, sizeof(pb), "%s/%s", b->dir, json_string_value(file));
 		sa = trace_shape(pa);

@@ -419,6 +419,13 @@ char *trace_shape(const char *path)
 	return out;
 }
 
+int is_trace_file(const char *name)
+{
+	return name && (!strncmp(name, "trace-", 6) ||
+			!strncmp(name, "scenario-", 9)) &&
+	       !strstr(name, ".retry");
+}
+
 void run_start_time(const char *id, char *out, size_t size)
 {
 	int ok = strlen(id) == 16 && id[8] == 'T' && id[15] == 'Z';

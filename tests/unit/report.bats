@@ -1,0 +1,94 @@
+#!/usr/bin/env bats
+# nmx report and nmx compare against recorded runs (tests/report/runs/:
+# all pass, mixed failures, a timed-out cell, a cell that never built).
+# Every output is compared with its golden file; regenerate them with
+# tests/regen-golden.sh and review the diff. The outputs are also checked
+# as their readers take them: xmllint, the KCIDB schema, headless Chromium.
+
+load helpers
+
+setup_file() {
+	OUT=$BATS_FILE_TMPDIR/out
+	export OUT
+	"$BATS_TEST_DIRNAME/../report/make-outputs.sh" "$OUT"
+}
+
+golden_diff() { # path relative to tests/golden/report
+	run diff -u "$TESTS_DIR/golden/report/$1" "$OUT/$1"
+	if [ "$status" -ne 0 ]; then
+		echo "$output" | head -n 40
+		echo "drift from tests/golden/report/$1: run tests/regen-golden.sh and review"
+		return 1
+	fi
+}
+
+golden_case() { # case
+	local f
+	for f in report.html report.md junit.xml kcidb.json; do
+		golden_diff "$1/$f"
+	done
+}
+
+@test "report: all cells pass — outputs match the golden files" {
+	golden_case all-pass
+}
+
+@test "report: mixed failures — outputs match the golden files" {
+	golden_case mixed
+}
+
+@test "report: a timed-out cell, against an earlier run — outputs match the golden files" {
+	golden_case timeout
+	grep -q 'regression' "$OUT/timeout/report.md"
+	grep -q '<testcase classname="linux-6.1-upstream.x86_64" name="boot"' "$OUT/timeout/junit.xml"
+}
+
+@test "report: a cell that never built — outputs match the golden files" {
+	golden_case never-built
+	grep -q 'init/fake.c:1:1: error' "$OUT/never-built/report.md"
+}
+
+@test "compare: fixes, regressions, a timeout, no change — match the golden files" {
+	golden_diff compare-fixes.txt
+	golden_diff compare-regressions.txt
+	golden_diff compare-timeout.txt
+	golden_diff compare-no-change.txt
+	[ "$(tail -n 1 "$OUT/compare-regressions.txt")" = "exit 1" ]
+	[ "$(tail -n 1 "$OUT/compare-fixes.txt")" = "exit 0" ]
+}
+
+@test "report outputs: well-formed JUnit, valid KCIDB, HTML rendered in headless Chromium" {
+	local c
+	for c in all-pass mixed timeout never-built; do
+		run "$TESTS_DIR/report/check-outputs.sh" "$OUT/$c"
+		echo "$c: $output"
+		[ "$status" -eq 0 ]
+	done
+}
+
+@test "check-outputs fails on broken outputs, naming each problem" {
+	mkdir -p "$SCRATCH/bad"
+	printf '<testsuites><testsuite>\n' >"$SCRATCH/bad/junit.xml"
+	printf '{"version": {"major": 5, "minor": 3}, "builds": [{"id": "x:1", "origin": "x", "checkout_id": "x:c", "status": null}]}\n' \
+		>"$SCRATCH/bad/kcidb.json"
+	printf '<!DOCTYPE html><html><body><h2>Verdicts</h2><script>console.error("broken")</script></body></html>\n' \
+		>"$SCRATCH/bad/report.html"
+	run "$TESTS_DIR/report/check-outputs.sh" "$SCRATCH/bad"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"not ok 1 junit.xml is well-formed XML"* ]]
+	[[ "$output" == *"not ok 2 kcidb.json is valid KCIDB v5.3"* ]]
+	[[ "$output" == *"not ok 3 report.html is self-contained"* ]]
+	[[ "$output" == *"not ok 4 report.html: no console messages in Chromium"* ]]
+	[[ "$output" == *"not ok 5 report.html: Chromium's DOM has the verdict grid"* ]]
+	[[ "$output" == *"not ok 7 report.md is present"* ]]
+}
+
+@test "report: a directory that is not a run is an error saying so" {
+	run "$NMX" report "$SCRATCH"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"not a run directory"* ]]
+	run "$NMX" compare "$SCRATCH"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"usage: nmx compare"* ]]
+}
