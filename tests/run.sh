@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command (README, .ci/run): unit tests of the host tools against
-# recorded logs and traces, then the whole matrix end to end.
+# recorded logs, traces and runs, then the whole matrix end to end and the
+# checks of its reports.
 #
 #   tests/run.sh [--unit-only]
 #
@@ -27,7 +28,8 @@ unit_tests() {
 	make -s -C "$TOP/tools/nmx"
 
 	# Lint as a test: the scripts stay ShellCheck-clean.
-	if shellcheck "$TOP"/*.sh "$TOP"/scripts/*.sh "$TOP"/tests/*.sh "$TOP/.ci/run"; then
+	if shellcheck "$TOP"/*.sh "$TOP"/scripts/*.sh "$TOP"/tests/*.sh \
+		"$TOP"/tests/report/*.sh "$TOP/.ci/run"; then
 		echo "ok 1 shellcheck" >"$out/shellcheck.tap"
 	else
 		echo "not ok 1 shellcheck" >"$out/shellcheck.tap"
@@ -56,6 +58,12 @@ matrix_test() {
 	if [ "$rc" -ne 0 ]; then
 		echo "matrix: exit $rc (see $summary)"
 		failed=$((failed > 0 ? failed : 1))
+	fi
+	# The run's own reports, checked as their readers take them.
+	if [ -d "$TOP/results/latest" ]; then
+		"$TOP/tests/report/check-outputs.sh" "$TOP/results/latest" |
+			tee "$TOP/results/latest/report-checks.tap" || true
+		count_tap "$TOP/results/latest/report-checks.tap"
 	fi
 }
 
