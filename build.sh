@@ -43,6 +43,19 @@ kmake() {
 		KBUILD_BUILD_USER=notrace-matrix KBUILD_BUILD_HOST=qemu "$@"
 }
 
+# A key for what a stage's output depends on: the worktree's commit and
+# any local change to it, the compiler, and the stage's own inputs ("$@").
+# A stage whose key matches the one stored with its output is not redone:
+# an unchanged rerun then costs seconds, not a Kbuild walk.
+inputs_key() {
+	{
+		git -C "$NMX_SRC" rev-parse HEAD
+		git -C "$NMX_SRC" status --porcelain --untracked-files=no
+		"${NMX_CROSS_COMPILE}gcc" --version | head -n 1
+		printf '%s\n' "$NMX_ARCH" "$@"
+	} | sha256sum | cut -c1-16
+}
+
 # The patches of this variant, in series order.
 variant_patches() {
 	local name skip
@@ -139,7 +152,7 @@ stage_prepare() {
 }
 
 stage_configure() {
-	local t0 requested=$CELL_DIR/requested.config
+	local t0 key requested=$CELL_DIR/requested.config
 	t0=$(date +%s.%N)
 	need_tools make gcc "${NMX_CROSS_COMPILE}gcc" ccache
 	[ -f "$NMX_WORK/series.applied" ] ||
@@ -157,7 +170,11 @@ stage_configure() {
 		"$NMX_OUT/.config" "$requested"
 	record_command "$CELL_DIR" make -C "$NMX_SRC" O="$NMX_OUT" ARCH="$NMX_ARCH" \
 		CROSS_COMPILE="$NMX_CROSS_COMPILE" olddefconfig
-	if ! {
+	key=$(inputs_key "$(sha256sum <"$requested")")
+	if [ -f "$NMX_OUT/.config" ] && [ "$(cat "$NMX_OUT/.nmx-configure.key" 2>/dev/null)" = "$key" ]; then
+		echo "configure: inputs unchanged (key $key): .config kept" >>"$LOG"
+	elif ! {
+		rm -f "$NMX_OUT/.nmx-configure.key"
 		[ -f "$NMX_OUT/.config" ] && cp "$NMX_OUT/.config" "$NMX_OUT/.config.nmx-prev"
 		kmake tinyconfig &&
 			ARCH="$NMX_ARCH" CROSS_COMPILE="$NMX_CROSS_COMPILE" \
@@ -172,6 +189,7 @@ stage_configure() {
 		mv "$NMX_OUT/.config.nmx-prev" "$NMX_OUT/.config"
 	fi
 	rm -f "$NMX_OUT/.config.nmx-prev"
+	echo "$key" >"$NMX_OUT/.nmx-configure.key"
 	cp "$NMX_OUT/.config" "$CELL_DIR/config"
 	record_command "$CELL_DIR" "$NMX_BIN" config-check "$requested" "$NMX_OUT/.config"
 	if ! nmx config-check "$requested" "$NMX_OUT/.config" >"$CELL_DIR/config-check.txt"; then
@@ -183,7 +201,7 @@ stage_configure() {
 }
 
 stage_kernel() {
-	local t0 image jobs
+	local t0 image jobs key
 	t0=$(date +%s.%N)
 	need_tools make "${NMX_CROSS_COMPILE}gcc" ccache bc flex bison
 	[ -f "$NMX_OUT/.config" ] || fail kernel INFRA_FAIL 0 "no .config: run the configure stage"
@@ -195,15 +213,21 @@ stage_kernel() {
 		INSTALL_HDR_PATH="$NMX_OUT/nmx-headers"
 	# One kernel build at a time on this machine, whoever starts it.
 	mkdir -p "$NMX_CACHE"
-	if ! (
+	image=$NMX_OUT/$NMX_KERNEL_IMAGE
+	key=$(inputs_key "$(sha256sum <"$NMX_OUT/.config")" "${NMX_MAKE_TARGETS[@]}")
+	if [ -f "$image" ] && [ -d "$NMX_OUT/nmx-headers/include" ] &&
+		[ "$(cat "$NMX_OUT/.nmx-kernel.key" 2>/dev/null)" = "$key" ]; then
+		echo "kernel: inputs unchanged (key $key): $NMX_KERNEL_IMAGE kept" >>"$LOG"
+	elif ! (
+		rm -f "$NMX_OUT/.nmx-kernel.key"
 		flock 9
 		kmake -j"$jobs" "${NMX_MAKE_TARGETS[@]}" &&
 			kmake headers_install INSTALL_HDR_PATH="$NMX_OUT/nmx-headers"
 	) 9>"$NMX_CACHE/build.lock" >>"$LOG" 2>&1; then
 		fail kernel BUILD_FAIL "$(seconds_since "$t0")" "$(grep -m1 -E 'error:|Error [0-9]' "$LOG" || echo 'make failed (see build.log)')"
 	fi
-	image=$NMX_OUT/$NMX_KERNEL_IMAGE
 	[ -f "$image" ] || fail kernel BUILD_FAIL "$(seconds_since "$t0")" "no $NMX_KERNEL_IMAGE after make"
+	echo "$key" >"$NMX_OUT/.nmx-kernel.key"
 	if [ -n "$NMX_UIMAGE_LOAD" ]; then
 		need_tools mkimage
 		record_command "$CELL_DIR" mkimage -A arm -O linux -T kernel -C none \

@@ -124,3 +124,25 @@ build() { # tree stage
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"unknown cell 'nosuch'; valid cells: fake"* ]]
 }
+
+@test "configure and kernel: an unchanged rerun keeps .config and the image; a change in the tree redoes them" {
+	setup_fake
+	build fake-good prepare
+	build fake-good configure
+	build fake-good kernel
+	[ "$status" -eq 0 ]
+	! grep -q 'inputs unchanged' "$CELL/build.log"
+	build fake-good configure
+	[ "$status" -eq 0 ]
+	build fake-good kernel
+	[ "$status" -eq 0 ]
+	grep -q '^configure: inputs unchanged' "$CELL/build.log"
+	grep -q '^kernel: inputs unchanged' "$CELL/build.log"
+	# A local edit in the worktree changes the key: both stages run again.
+	echo "edited" >>"$NMX_CACHE/work/fake-good-upstream/src/README"
+	: >"$CELL/build.log"
+	build fake-good configure
+	build fake-good kernel
+	[ "$status" -eq 0 ]
+	! grep -q 'inputs unchanged' "$CELL/build.log"
+}

@@ -244,6 +244,7 @@ int judge_console(const char *log_path, const char *out_dir, int timed_out,
 
 	memset(v, 0, sizeof(*v));
 	v->planned = -1;
+	v->uptime_init = v->uptime_done = -1;
 	log = fopen(log_path, "rb");
 	if (!log) {
 		fprintf(stderr, "nmx: cannot read %s: %m\n", log_path);
@@ -297,6 +298,14 @@ int judge_console(const char *log_path, const char *out_dir, int timed_out,
 			continue;
 		}
 
+		if (!strncmp(s, "NMX-UPTIME init ", 16)) {
+			v->uptime_init = atof(s + 16);
+			continue;
+		}
+		if (!strncmp(s, "NMX-UPTIME done ", 16)) {
+			v->uptime_done = atof(s + 16);
+			continue;
+		}
 		if (!strcmp(s, "KTAP version 1")) {
 			v->ktap_seen = 1;
 			continue;
@@ -386,6 +395,10 @@ json_t *verdict_json(const struct verdict *v)
 			    str_or_null(v->kernel_error));
 	json_object_set_new(o, "garbage_bytes", json_integer(v->garbage_bytes));
 	json_object_set_new(o, "console_lines", json_integer(v->lines));
+	if (v->uptime_init >= 0 && v->uptime_done >= v->uptime_init)
+		json_object_set_new(o, "guest_uptime",
+				    json_pack("{s:f,s:f}", "init", v->uptime_init,
+					      "done", v->uptime_done));
 	json_object_set_new(o, "subtests", tests);
 	json_object_set_new(o, "files", files);
 	return o;

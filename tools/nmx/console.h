@@ -39,6 +39,8 @@ struct verdict {
 	long garbage_bytes;
 	int lines;
 	struct strlist files;	/* NMX-FILE blocks written out */
+	double uptime_init;	/* guest clock at PID 1's start, or -1 */
+	double uptime_done;	/* and when its tests were done, or -1 */
 };
 
 /*

@@ -697,6 +697,20 @@ static int cmd_result(int argc, char **argv)
 	json_object_set(r, "tree", json_object_get(meta, "tree"));
 	json_object_set(r, "variant", json_object_get(meta, "variant"));
 	json_object_set(r, "run_id", json_object_get(meta, "run_id"));
+	/* The boot stage split by the guest's clock: to PID 1, then tests. */
+	{
+		json_t *up = json_object_get(verdict, "guest_uptime");
+
+		if (up) {
+			double init = json_number_value(json_object_get(up, "init"));
+			double done = json_number_value(json_object_get(up, "done"));
+
+			json_object_set_new(w.seconds, "boot_to_init",
+					    json_real(init));
+			json_object_set_new(w.seconds, "test",
+					    json_real(done - init));
+		}
+	}
 	json_object_set_new(r, "stages", w.stages);
 	json_object_set_new(r, "seconds", w.seconds);
 	json_object_set_new(r, "subtests",

@@ -656,8 +656,14 @@ static void svg_bars(FILE *f, const char *title, const struct bar *bars,
 
 static void charts(FILE *f, const struct run *run)
 {
-	static const char *stages[] = { "prepare", "configure", "kernel",
-					"guest", "boot" };
+	static const struct { const char *key, *label; } stages[] = {
+		{ "prepare", "prepare" }, { "configure", "configure" },
+		{ "kernel", "kernel" }, { "guest", "guest" },
+		{ "boot", "boot" },
+		/* The guest's clock splits the boot stage, when it printed it. */
+		{ "boot_to_init", "boot: to PID 1" },
+		{ "test", "boot: tests" },
+	};
 	static const struct { const char *key, *label; } sizes[] = {
 		{ "kernel_image_bytes", "kernel image" },
 		{ "vmlinux_bytes", "vmlinux" },
@@ -665,21 +671,27 @@ static void charts(FILE *f, const struct run *run)
 	};
 	int i, k, s;
 
-	fputs("<p>Stages: <i>prepare</i> (tree and series), <i>configure</i>, <i>kernel</i> (the build), <i>guest</i> (PID 1 and initramfs), <i>boot</i> (QEMU from start to power-off: boot and the in-guest tests).</p>\n",
+	fputs("<p>Stages: <i>prepare</i> (tree and series), <i>configure</i>, <i>kernel</i> (the build), <i>guest</i> (PID 1 and initramfs), <i>boot</i> (QEMU from start to power-off), split where the guest printed its clock into <i>boot: to PID 1</i> and <i>boot: tests</i> (PID 1's start to its last result).</p>\n",
 	      f);
 	for (i = 0; i < run->nr; i += ncells_named(run, i)) {
 		int n = ncells_named(run, i);
-		struct bar *bars = calloc(5 * n + 3 * n, sizeof(*bars));
+		struct bar *bars = calloc(7 * n + 3 * n, sizeof(*bars));
 		char title[128];
 		int nb = 0;
 
 		fputs("<div>", f);
-		for (s = 0; s < 5; s++)
+		for (s = 0; s < 7; s++)
 			for (k = i; k < i + n; k++) {
+				json_t *secs = json_object_get(run->c[k].r,
+							       "seconds");
+
+				if (!json_object_get(secs, stages[s].key))
+					continue;
 				snprintf(bars[nb].label, sizeof(bars[nb].label),
-					 "%s, %s", stages[s], run->c[k].variant);
+					 "%s, %s", stages[s].label,
+					 run->c[k].variant);
 				bars[nb++].value = cell_seconds(&run->c[k],
-								stages[s]);
+								stages[s].key);
 			}
 		snprintf(title, sizeof(title), "%s: seconds per stage",
 			 run->c[i].cell);
