@@ -171,26 +171,6 @@ static void power_off(void)
 		sleep(1);
 }
 
-/*
- * The guest's clock at PID 1's start and at its end, for the host to split
- * the boot stage into booting and testing (the console has no timestamps).
- * Printed as /proc/uptime has it: no arithmetic here.
- */
-static void print_uptime(const char *when)
-{
-	char text[64], *end;
-
-	mkdir("/proc", 0555);
-	if (read_file("/proc/uptime", text, sizeof(text)) <= 0 &&
-	    (mount("proc", "/proc", "proc", 0, 0) ||
-	     read_file("/proc/uptime", text, sizeof(text)) <= 0))
-		return;
-	for (end = text; *end && *end != ' ' && *end != '\n'; end++)
-		;
-	*end = '\0';
-	printf("NMX-UPTIME %s %s\n", when, text);
-}
-
 int main(void)
 {
 	int nr_planned = 10 + SUITE_TESTS + FTRACETEST_TESTS + NMX_BL_SWITCHER;

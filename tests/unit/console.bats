@@ -140,3 +140,11 @@ judge() {
 	[ "$status" -eq 0 ]
 	[ "$output" = "PASS: 9 tests ok" ]
 }
+
+@test "the kernel's own ftrace selftest failed (arm64, MTTCG): TEST_FAIL, no tracer" {
+	judge ftrace-selftest-failed-arm64
+	[ "$status" -eq 1 ]
+	[[ "$output" == "TEST_FAIL: failed: tracefs_function_graph_ready "* ]]
+	grep -q 'available_tracers: nop' "$SCRATCH/verdict.json"
+	grep -q '"guest_uptime"' "$SCRATCH/verdict.json"
+}

@@ -225,6 +225,13 @@ static void add_test(struct verdict *v, struct subtest *t,
 		v->malformed = 1;
 	t->diag = *pending;
 	memset(pending, 0, sizeof(*pending));
+	/* The guest prints its clock before each result. */
+	t->seconds = -1;
+	if (v->uptime_mark >= 0 && v->uptime_last >= 0)
+		t->seconds = v->uptime_mark - v->uptime_last;
+	if (v->uptime_mark >= 0)
+		v->uptime_last = v->uptime_mark;
+	v->uptime_mark = -1;
 	v->tests = realloc(v->tests, (v->nr_tests + 1) * sizeof(*t));
 	if (!v->tests) {
 		perror("nmx");
@@ -245,6 +252,7 @@ int judge_console(const char *log_path, const char *out_dir, int timed_out,
 	memset(v, 0, sizeof(*v));
 	v->planned = -1;
 	v->uptime_init = v->uptime_done = -1;
+	v->uptime_last = v->uptime_mark = -1;
 	log = fopen(log_path, "rb");
 	if (!log) {
 		fprintf(stderr, "nmx: cannot read %s: %m\n", log_path);
@@ -299,7 +307,11 @@ int judge_console(const char *log_path, const char *out_dir, int timed_out,
 		}
 
 		if (!strncmp(s, "NMX-UPTIME init ", 16)) {
-			v->uptime_init = atof(s + 16);
+			v->uptime_init = v->uptime_last = atof(s + 16);
+			continue;
+		}
+		if (!strncmp(s, "NMX-UPTIME test ", 16)) {
+			v->uptime_mark = atof(s + 16);
 			continue;
 		}
 		if (!strncmp(s, "NMX-UPTIME done ", 16)) {
@@ -377,6 +389,9 @@ json_t *verdict_json(const struct verdict *v)
 			json_object_set_new(jt, "directive",
 					    json_string(t->directive));
 		json_object_set_new(jt, "diagnostics", diag);
+		if (t->seconds >= 0)
+			json_object_set_new(jt, "seconds",
+					    json_real(t->seconds));
 		json_array_append_new(tests, jt);
 	}
 	for (i = 0; i < v->files.n; i++)

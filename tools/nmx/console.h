@@ -19,6 +19,7 @@ struct subtest {
 	int xpass;		/* passed, but FINDINGS.md expects a failure */
 	char *directive;	/* "SKIP ...", "XFAIL ...", other text, or NULL */
 	struct strlist diag;	/* "# " lines printed before the result */
+	double seconds;		/* by the guest's clock, or -1 */
 };
 
 struct verdict {
@@ -41,6 +42,8 @@ struct verdict {
 	struct strlist files;	/* NMX-FILE blocks written out */
 	double uptime_init;	/* guest clock at PID 1's start, or -1 */
 	double uptime_done;	/* and when its tests were done, or -1 */
+	double uptime_last;	/* at the last result (or PID 1's start) */
+	double uptime_mark;	/* printed just before the next result */
 };
 
 /*

@@ -162,9 +162,11 @@ static void grid(FILE *f, const struct run *run, const struct run *base)
 
 		fprintf(f, "<td class=\"v %s\" title=\"", ok ? "pass" : "fail");
 		put_html(f, c->reason);
-		fprintf(f, "\">%s<a href=\"#cell-%d\">", ok ? "" : "", i);
+		fputs("\">", f);
+		if (!ok)	/* its failure section, with the reproducer */
+			fprintf(f, "<a href=\"#cell-%d\">", i);
 		put_html(f, c->status);
-		fputs("</a></td>", f);
+		fputs(ok ? "</td>" : "</a></td>", f);
 	}
 	fputs("</tr>\n", f);
 	for (s = 0; s < run->nscen; s++) {
@@ -625,7 +627,7 @@ struct bar {
 static void svg_bars(FILE *f, const char *title, const struct bar *bars,
 		     int n, const char *unit, double scale)
 {
-	const int label_w = 230, bar_w = 380, h = 18;
+	const int label_w = 330, bar_w = 380, h = 18;
 	double max = 0;
 	int i;
 
@@ -652,6 +654,46 @@ static void svg_bars(FILE *f, const char *title, const struct bar *bars,
 			bars[i].value / scale, unit);
 	}
 	fputs("</svg>\n", f);
+}
+
+static int by_value_desc(const void *a, const void *b)
+{
+	const struct bar *x = a, *y = b;
+
+	return x->value < y->value ? 1 : x->value > y->value ? -1 :
+	       strcmp(x->label, y->label);
+}
+
+/* Where the boot stage's test seconds go, by the guest's clock. */
+static void slowest_subtests(FILE *f, const struct run *run, int i, int n)
+{
+	struct bar *bars = NULL;
+	char title[128];
+	int k, nb = 0;
+
+	for (k = i; k < i + n; k++) {
+		json_t *st;
+		size_t j;
+
+		json_array_foreach(json_object_get(run->c[k].r, "subtests"), j, st) {
+			json_t *secs = json_object_get(st, "seconds");
+
+			if (!secs)
+				continue;
+			bars = realloc(bars, (nb + 1) * sizeof(*bars));
+			snprintf(bars[nb].label, sizeof(bars[nb].label), "%.60s, %s",
+				 json_string_value(json_object_get(st, "name")),
+				 run->c[k].variant);
+			bars[nb++].value = json_number_value(secs);
+		}
+	}
+	if (nb) {
+		qsort(bars, nb, sizeof(*bars), by_value_desc);
+		snprintf(title, sizeof(title), "%s: the slowest subtests (seconds before each result)",
+			 run->c[i].cell);
+		svg_bars(f, title, bars, nb < 10 ? nb : 10, "s", 1);
+	}
+	free(bars);
 }
 
 static void charts(FILE *f, const struct run *run)
@@ -708,6 +750,7 @@ static void charts(FILE *f, const struct run *run)
 		snprintf(title, sizeof(title), "%s: image sizes",
 			 run->c[i].cell);
 		svg_bars(f, title, bars, nb, "KiB", 1024.0);
+		slowest_subtests(f, run, i, n);
 		fputs("</div>\n", f);
 		free(bars);
 	}

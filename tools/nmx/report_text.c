@@ -371,7 +371,10 @@ int report_junit(const struct run *run, FILE *f)
 		for (s = 0; s < run->nscen; s++)
 			if (grade_in(c, run->scen[s]) != V_NA)
 				junit_case(f, c, run->scen[s],
-					   cell_result(c, run->scen[s]), 0);
+					   cell_result(c, run->scen[s]),
+					   json_number_value(json_object_get(
+						   cell_subtest(c, run->scen[s]),
+						   "seconds")));
 		fputs("  </testsuite>\n", f);
 	}
 	fputs("</testsuites>\n", f);
@@ -566,6 +569,7 @@ int report_kcidb(const struct run *run, FILE *f)
 		for (s = 0; s < run->nscen; s++) {
 			const char *name = run->scen[s];
 			const char *res = cell_result(c, name);
+			json_t *secs;
 
 			if (grade_in(c, name) == V_NA)
 				continue;
@@ -586,6 +590,10 @@ int report_kcidb(const struct run *run, FILE *f)
 			json_object_set_new(t, "path", json_string(path));
 			json_object_set_new(t, "environment", json_deep_copy(env));
 			set_str(t, "start_time", start);
+			secs = json_object_get(cell_subtest(c, name), "seconds");
+			if (secs)
+				json_object_set_new(t, "duration",
+						    json_real(json_number_value(secs)));
 			json_object_set_new(t, "status", json_string(st));
 			if (!strcmp(st, "FAIL"))
 				json_object_set_new(t, "log_excerpt", excerpt_json(
