@@ -170,7 +170,8 @@ stage_configure() {
 		"$NMX_OUT/.config" "$requested"
 	record_command "$CELL_DIR" make -C "$NMX_SRC" O="$NMX_OUT" ARCH="$NMX_ARCH" \
 		CROSS_COMPILE="$NMX_CROSS_COMPILE" olddefconfig
-	key=$(inputs_key "$(sha256sum <"$requested")")
+	# The symbols only: the comments name the checkout's paths.
+	key=$(inputs_key "$(grep -v '^#' "$requested" | sha256sum)")
 	if [ -f "$NMX_OUT/.config" ] && [ "$(cat "$NMX_OUT/.nmx-configure.key" 2>/dev/null)" = "$key" ]; then
 		echo "configure: inputs unchanged (key $key): .config kept" >>"$LOG"
 	elif ! {
