@@ -474,14 +474,10 @@ static int cmd_qemu_cmd(int argc, char **argv)
 	arg0(c.qemu_binary);
 	for (i = 0; i < c.qemu_machine.n; i++)
 		arg0(c.qemu_machine.v[i]);
-	/*
-	 * TCG runs all vCPUs in one thread: with a thread per vCPU (MTTCG),
-	 * ftrace's code patching on one vCPU was seen to go astray on the
-	 * other (FINDINGS.md, "Observed"); the guests still get two CPUs.
-	 */
+	/* Under TCG the cell may name its threading (arches/<cell>.yaml). */
 	arg0("-accel");
-	arg0(!s.accel || !strcmp(s.accel, "tcg") ? "tcg,thread=single" :
-						    s.accel);
+	arg0(!s.accel || !strcmp(s.accel, "tcg") ?
+	     (c.qemu_tcg ? c.qemu_tcg : "tcg") : s.accel);
 	arg0("-display");
 	arg0("none");
 	arg0("-monitor");

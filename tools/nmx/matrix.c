@@ -167,7 +167,7 @@ static const char *const cell_keys[] = {
 	NULL
 };
 static const char *const qemu_keys[] = {
-	"binary", "machine", "console", NULL
+	"binary", "machine", "console", "tcg", NULL
 };
 static const char *const guest_keys[] = {
 	"cflags", "uname_machine", "endian", "fault_root", "fault_trigger",
@@ -234,6 +234,7 @@ int cell_load(struct cell *c, const char *arches_dir, const char *name)
 	c->qemu_binary = need_str(&y, qemu, "binary", "qemu", &err);
 	err |= get_list(&y, qemu, "machine", &c->qemu_machine);
 	c->console = need_str(&y, qemu, "console", "qemu", &err);
+	c->qemu_tcg = dup_or_null(ydoc_str(ydoc_get(&y, qemu, "tcg")));
 
 	err |= get_list(&y, guest, "cflags", &c->guest_cflags);
 	c->uname_machine = need_str(&y, guest, "uname_machine", "guest", &err);
@@ -294,6 +295,7 @@ void cell_free(struct cell *c)
 	free(c->dtb);
 	strlist_free(&c->kconfig);
 	free(c->qemu_binary);
+	free(c->qemu_tcg);
 	strlist_free(&c->qemu_machine);
 	free(c->console);
 	strlist_free(&c->guest_cflags);

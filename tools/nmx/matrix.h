@@ -29,6 +29,7 @@ struct cell {
 	/* QEMU */
 	char *qemu_binary;
 	struct strlist qemu_machine;
+	char *qemu_tcg;		/* -accel value under TCG, NULL: "tcg" */
 	char *console;
 	/* Guest */
 	struct strlist guest_cflags;
