@@ -424,8 +424,16 @@ static const char *build_command(const struct cell_run *c)
 	json_array_foreach(json_object_get(c->r, "reproduce"), i, line) {
 		const char *s = json_string_value(line);
 
-		if (s && !strncmp(s, "make ", 5) && strstr(s, " -j"))
-			return s;
+		if (s && !strncmp(s, "make ", 5) && strstr(s, " -j")) {
+			static char cmd[4096];
+			size_t n;
+
+			snprintf(cmd, sizeof(cmd), "%s", s);
+			n = strlen(cmd);
+			while (n && cmd[n - 1] == ' ')
+				cmd[--n] = '\0';
+			return cmd;
+		}
 	}
 	return NULL;
 }
