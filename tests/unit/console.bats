@@ -148,3 +148,12 @@ judge() {
 	grep -q 'available_tracers: nop' "$SCRATCH/verdict.json"
 	grep -q '"guest_uptime"' "$SCRATCH/verdict.json"
 }
+
+@test "a full-suite log with the guest's clock: boot and each subtest timed" {
+	run "$NMX" judge --log "$TESTS_DIR/report/runs/arm32-fixed/linux-6.1-upstream/arm-be8/boot.log" \
+		--out "$SCRATCH" --findings "$TOP/patch/linux-6.1/FINDINGS.md" --cell arm-be8 --variant upstream
+	[ "$status" -eq 0 ]
+	[[ "$output" == "PASS: 37 tests ok, 1 expected failure(s) named in FINDINGS.md" ]]
+	grep -q '"guest_uptime"' "$SCRATCH/verdict.json"
+	[ "$(grep -c '"seconds"' "$SCRATCH/verdict.json")" -eq 38 ]
+}

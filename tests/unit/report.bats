@@ -48,18 +48,28 @@ golden_case() { # case
 	grep -q 'init/fake.c:1:1: error' "$OUT/never-built/report.md"
 }
 
-@test "compare: fixes, regressions, a timeout, no change — match the golden files" {
+@test "report: the ARM cells without and with the unwinder fix — outputs match the golden files" {
+	golden_case arm32-unfixed
+	golden_case arm32-fixed
+	# The guest timed each subtest: JUnit and KCIDB carry it.
+	grep -q 'name="notrace_leaf" time="0\.[0-9]*[1-9][0-9]*"' "$OUT/arm32-fixed/junit.xml"
+	grep -q '"duration"' "$OUT/arm32-fixed/kcidb.json"
+}
+
+@test "compare: fixes, regressions, a timeout, no change, the ARM unwinder fix — match the golden files" {
 	golden_diff compare-fixes.txt
 	golden_diff compare-regressions.txt
 	golden_diff compare-timeout.txt
 	golden_diff compare-no-change.txt
+	golden_diff compare-arm32-fixes.txt
+	grep -q '^- fixed: stack_trace_in_traced_function (XFAIL -> PASS)' "$OUT/compare-arm32-fixes.txt"
 	[ "$(tail -n 1 "$OUT/compare-regressions.txt")" = "exit 1" ]
 	[ "$(tail -n 1 "$OUT/compare-fixes.txt")" = "exit 0" ]
 }
 
 @test "report outputs: well-formed JUnit, valid KCIDB, HTML rendered in headless Chromium" {
 	local c
-	for c in all-pass mixed timeout never-built; do
+	for c in all-pass mixed timeout never-built arm32-fixed; do
 		run "$TESTS_DIR/report/check-outputs.sh" "$OUT/$c"
 		echo "$c: $output"
 		[ "$status" -eq 0 ]

@@ -207,7 +207,8 @@ static int compare_cell(const struct cell_run *o, const struct cell_run *n,
 			nr_not_run++;
 			continue;
 		}
-		if (vo <= V_MISSING && (vn == V_PASS || vn == V_XFAIL))
+		if ((vo <= V_MISSING || vo == V_XFAIL) &&
+		    (vn == V_PASS || vn == V_XFAIL))
 			what = ro ? "fixed" : "new";
 		else if (was_ok && vn <= V_MISSING)
 			what = "REGRESSED";
@@ -257,6 +258,7 @@ int cmd_compare(int argc, char **argv)
 	struct run a, b;
 	const char **names;
 	int i, nnames, regressed = 0, opt, shown = 0;
+	const char *last_cell = NULL;
 
 	while ((opt = getopt(argc, argv, "b:a:")) != -1) {
 		switch (opt) {
@@ -289,8 +291,10 @@ int cmd_compare(int argc, char **argv)
 
 		if (!in_side(n, p.after_variant))
 			continue;
-		if (!shown++ || strcmp(n->cell, b.c[i - 1].cell))
+		if (!last_cell || strcmp(n->cell, last_cell))
 			printf("\n## %s\n", n->cell);
+		last_cell = n->cell;
+		shown++;
 		if (!o)
 			printf("\n### %s, %s\n\n- only in the later run: %s\n",
 			       n->cell, n->variant, n->status);
