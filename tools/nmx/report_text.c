@@ -51,6 +51,40 @@ static const char *base_result(const struct run *base,
 	return NULL;
 }
 
+/* One line per tree-variant and per QEMU: what a reader needs to rerun it. */
+static void md_environment(FILE *f, const struct run *run)
+{
+	int i, k;
+
+	for (i = 0; i < run->nr; i++) {
+		const struct cell_run *c = &run->c[i];
+		const char *series = env_str(c, "series");
+		int n = *series ? 1 : 0;
+
+		for (k = 0; k < i; k++)
+			if (!strcmp(run->c[k].tv, c->tv))
+				break;
+		if (k < i)
+			continue;
+		for (; *series; series++)
+			n += *series == ' ';
+		fprintf(f, "- `%s`: %s, %d patch(es) of the series\n", c->tv,
+			*env_str(c, "tree_package") ? env_str(c, "tree_package") :
+			"tree unknown", n);
+	}
+	for (i = 0; i < run->nr; i++) {
+		const char *q = env_str(&run->c[i], "qemu_version");
+
+		for (k = 0; k < i; k++)
+			if (!strcmp(env_str(&run->c[k], "qemu_version"), q))
+				break;
+		if (k == i && *q)
+			fprintf(f, "- %s, accelerator %s\n", q,
+				env_str(&run->c[i], "accelerator"));
+	}
+	fputc('\n', f);
+}
+
 int report_md(const struct run *run, const struct run *base, FILE *f)
 {
 	int i, s, pass = 0, shown = 0;
@@ -61,6 +95,7 @@ int report_md(const struct run *run, const struct run *base, FILE *f)
 		run->id, pass, run->nr);
 	if (base)
 		fprintf(f, "Compared with run %s.\n\n", base->id);
+	md_environment(f, run);
 	fputs("| cell | variant | status | pass | fail | xfail | skip | reason |\n", f);
 	fputs("|---|---|---|---|---|---|---|---|\n", f);
 	for (i = 0; i < run->nr; i++) {
