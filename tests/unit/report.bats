@@ -102,3 +102,14 @@ golden_case() { # case
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"usage: nmx compare"* ]]
 }
+
+@test "report: a cell whose result.json was never written is an ERROR, named from its directory" {
+	cp -r "$TESTS_DIR/report/runs/all-pass" "$SCRATCH/run"
+	rm "$SCRATCH/run/linux-6.1-seed/arm64/result.json"
+	printf 'prepare\tok\t0.1\tseries already applied\n' >"$SCRATCH/run/linux-6.1-seed/arm64/stages.tsv"
+	run "$NMX" report "$SCRATCH/run"
+	[ "$status" -eq 0 ]
+	grep -q '^| arm64 | seed | ERROR | 0 | 0 | 0 | 0 | result.json missing' "$SCRATCH/run/report.md"
+	grep -q '"status": "ERROR"' "$SCRATCH/run/kcidb.json"
+	xmllint --noout "$SCRATCH/run/junit.xml"
+}

@@ -14,7 +14,6 @@ struct cell_run {
 	char cell[64];
 	char rel[256];		/* "<tv>/<cell>", relative to the run */
 	char dir[4096];
-	char tree_buf[128];
 	const char *tree, *variant;
 	const char *status;	/* PASS, TEST_FAIL, ..., or ERROR when unreadable */
 	const char *reason;

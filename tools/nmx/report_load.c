@@ -38,11 +38,15 @@ char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
+/* By cell; within a cell today's design ("upstream") first, then by name. */
 static int by_cell_then_tv(const void *a, const void *b)
 {
 	const struct cell_run *x = a, *y = b;
 	int d = strcmp(x->cell, y->cell);
 
+	if (d)
+		return d;
+	d = !strcmp(y->variant, "upstream") - !strcmp(x->variant, "upstream");
 	return d ? d : strcmp(x->tv, y->tv);
 }
 
@@ -148,15 +152,21 @@ int run_load(struct run *run, const char *dir)
 		c->tree = str_or(c->r, "tree", NULL);
 		c->variant = str_or(c->r, "variant", NULL);
 		if (!c->tree || !c->variant) {
-			/* "<tree>-<variant>": the variant has no '-'. */
-			char *dash;
+			/*
+			 * "<tree>-<variant>": the variant has no '-'. Kept in
+			 * c->r, which owns them (the array is sorted below).
+			 */
+			char tree[128], *dash;
 
-			snprintf(c->tree_buf, sizeof(c->tree_buf), "%s", c->tv);
-			dash = strrchr(c->tree_buf, '-');
+			snprintf(tree, sizeof(tree), "%s", c->tv);
+			dash = strrchr(tree, '-');
 			if (dash)
-				*dash = '\0';
-			c->tree = c->tree_buf;
-			c->variant = dash ? dash + 1 : "?";
+				*dash++ = '\0';
+			json_object_set_new(c->r, "tree", json_string(tree));
+			json_object_set_new(c->r, "variant",
+					    json_string(dash ? dash : "?"));
+			c->tree = str_or(c->r, "tree", "?");
+			c->variant = str_or(c->r, "variant", "?");
 		}
 		run->nr++;
 	}
