@@ -51,6 +51,19 @@ enum grade verdict_of(const char *result);
 /* The grade of subtest @name in @c, V_NA when that cell does not have it. */
 enum grade grade_in(const struct cell_run *c, const char *name);
 const char *env_str(const struct cell_run *c, const char *key);
+/* The cell of @run with @tv and @cell, or NULL (also when @run is NULL). */
+const struct cell_run *run_find(const struct run *run, const char *tv,
+				const char *cell);
+/* Is @run->c[@i] the first cell of its tree-variant? */
+int first_of_tv(const struct run *run, int i);
+/*
+ * Subtest @name from @before to @after: +1 regressed (it passed, or failed
+ * as expected, and now fails or did not run), -1 fixed (it failed and now
+ * passes, or fails only as expected), 0 neither. The one definition the
+ * HTML, the Markdown and nmx compare share.
+ */
+int subtest_change(const struct cell_run *before,
+		   const struct cell_run *after, const char *name);
 double cell_seconds(const struct cell_run *c, const char *stage);
 int cell_booted(const struct cell_run *c);
 

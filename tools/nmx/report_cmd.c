@@ -191,15 +191,14 @@ static int compare_cell(const struct cell_run *o, const struct cell_run *n,
 	for (i = 0; i < nnames; i++) {
 		const char *ro = cell_result(o, names[i]);
 		const char *rn = cell_result(n, names[i]);
-		enum grade vo = verdict_of(ro), vn = verdict_of(rn);
-		int was_ok = vo == V_PASS || vo == V_XFAIL;
+		int change = subtest_change(o, n, names[i]);
 		const char *what;
 
 		if ((ro && rn && !strcmp(ro, rn)) || (!ro && !rn))
 			continue;
 		if (!rn) {
 			/* The cell stopped early: one line for all of them. */
-			regressed += was_ok;
+			regressed += change > 0;
 			not_run = not_run ? not_run : strdup("");
 			not_run = realloc(not_run, strlen(not_run) +
 					  strlen(names[i]) + 2);
@@ -207,14 +206,16 @@ static int compare_cell(const struct cell_run *o, const struct cell_run *n,
 			nr_not_run++;
 			continue;
 		}
-		if ((vo <= V_MISSING || vo == V_XFAIL) &&
-		    (vn == V_PASS || vn == V_XFAIL))
-			what = ro ? "fixed" : "new";
-		else if (was_ok && vn <= V_MISSING)
+		if (change < 0)
+			what = "fixed";
+		else if (change > 0)
 			what = "REGRESSED";
+		else if (!ro && (verdict_of(rn) == V_PASS ||
+				 verdict_of(rn) == V_XFAIL))
+			what = "new";
 		else
 			what = "changed";
-		regressed += what[0] == 'R';
+		regressed += change > 0;
 		printf("- %s: %s (%s -> %s)\n", what, names[i],
 		       ro ? ro : "not run", rn);
 		printed++;

@@ -65,34 +65,13 @@ static const char *result_text(const char *result)
 	return result;	/* FAIL, XPASS: shouted */
 }
 
-static const struct cell_run *find_cell(const struct run *run, const char *tv,
-					const char *cell)
-{
-	int i;
-
-	for (i = 0; run && i < run->nr; i++)
-		if (!strcmp(run->c[i].tv, tv) && !strcmp(run->c[i].cell, cell))
-			return &run->c[i];
-	return NULL;
-}
-
 /* +1 when @name regressed in @c against @base, -1 when fixed, else 0. */
 static int change_of(const struct run *base, const struct cell_run *c,
 		     const char *name)
 {
-	const struct cell_run *b = find_cell(base, c->tv, c->cell);
-	enum grade was, now;
+	const struct cell_run *b = run_find(base, c->tv, c->cell);
 
-	if (!b)
-		return 0;
-	was = grade_in(b, name);
-	now = grade_in(c, name);
-	if ((was == V_PASS || was == V_XFAIL) && now <= V_MISSING)
-		return 1;
-	if (was <= V_MISSING && (now == V_PASS || now == V_XFAIL) &&
-	    cell_result(b, name))
-		return -1;
-	return 0;
+	return b ? subtest_change(b, c, name) : 0;
 }
 
 struct row {
@@ -786,10 +765,7 @@ static void environment(FILE *f, const struct run *run)
 	int i, k, j;
 
 	for (i = 0; i < run->nr; i++) {
-		for (k = 0; k < i; k++)
-			if (!strcmp(run->c[k].tv, run->c[i].tv))
-				break;
-		if (k < i)
+		if (!first_of_tv(run, i))
 			continue;
 		fputs("<h3>", f);
 		put_html(f, run->c[i].tv);

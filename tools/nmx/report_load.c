@@ -240,6 +240,41 @@ enum grade grade_in(const struct cell_run *c, const char *name)
 	return verdict_of(result);
 }
 
+const struct cell_run *run_find(const struct run *run, const char *tv,
+				const char *cell)
+{
+	int i;
+
+	for (i = 0; run && i < run->nr; i++)
+		if (!strcmp(run->c[i].tv, tv) && !strcmp(run->c[i].cell, cell))
+			return &run->c[i];
+	return NULL;
+}
+
+int first_of_tv(const struct run *run, int i)
+{
+	int k;
+
+	for (k = 0; k < i; k++)
+		if (!strcmp(run->c[k].tv, run->c[i].tv))
+			return 0;
+	return 1;
+}
+
+int subtest_change(const struct cell_run *before,
+		   const struct cell_run *after, const char *name)
+{
+	const char *was = cell_result(before, name);
+	enum grade g0 = verdict_of(was), g1 = grade_in(after, name);
+
+	if ((g0 == V_PASS || g0 == V_XFAIL) && g1 <= V_MISSING)
+		return 1;
+	if (was && (g0 == V_FAIL || g0 == V_XFAIL) &&
+	    (g1 == V_PASS || (g1 == V_XFAIL && g0 == V_FAIL)))
+		return -1;
+	return 0;
+}
+
 const char *env_str(const struct cell_run *c, const char *key)
 {
 	return str_or(c->env, key, "");

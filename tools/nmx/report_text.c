@@ -35,22 +35,6 @@ static int count_results(const struct cell_run *c, enum grade want)
 	return n;
 }
 
-static const char *base_result(const struct run *base,
-			       const struct cell_run *c, const char *name,
-			       int *found)
-{
-	int i;
-
-	*found = 0;
-	for (i = 0; base && i < base->nr; i++)
-		if (!strcmp(base->c[i].tv, c->tv) &&
-		    !strcmp(base->c[i].cell, c->cell)) {
-			*found = 1;
-			return cell_result(&base->c[i], name);
-		}
-	return NULL;
-}
-
 /* One line per tree-variant and per QEMU: what a reader needs to rerun it. */
 static void md_environment(FILE *f, const struct run *run)
 {
@@ -61,10 +45,7 @@ static void md_environment(FILE *f, const struct run *run)
 		const char *series = env_str(c, "series");
 		int n = *series ? 1 : 0;
 
-		for (k = 0; k < i; k++)
-			if (!strcmp(run->c[k].tv, c->tv))
-				break;
-		if (k < i)
+		if (!first_of_tv(run, i))
 			continue;
 		for (; *series; series++)
 			n += *series == ' ';
@@ -115,14 +96,12 @@ int report_md(const struct run *run, const struct run *base, FILE *f)
 
 		for (i = 0; i < run->nr; i++) {
 			enum grade v = grade_in(&run->c[i], run->scen[s]);
-			int found;
-			const char *was = base_result(base, &run->c[i],
-						      run->scen[s], &found);
+			const struct cell_run *b = run_find(base, run->c[i].tv,
+							    run->c[i].cell);
 
 			if ((int)v < worst)
 				worst = v;
-			if (found && was && verdict_of(was) >= V_XFAIL &&
-			    v <= V_MISSING)
+			if (b && subtest_change(b, &run->c[i], run->scen[s]) > 0)
 				regressed = 1;
 		}
 		if (worst >= V_PASS)
@@ -194,17 +173,13 @@ int report_md(const struct run *run, const struct run *base, FILE *f)
 		int first = 1;
 
 		for (i = 0; i < run->nr; i++) {
-			json_t *st = cell_subtest(&run->c[i], run->scen[s]);
-
-			if (grade_in(&run->c[i], run->scen[s])
-			    != V_XFAIL)
+			if (grade_in(&run->c[i], run->scen[s]) != V_XFAIL)
 				continue;
 			if (first)
 				fprintf(f, "- `%s` on", run->scen[s]);
 			fprintf(f, "%s %s %s", first ? "" : ",",
 				run->c[i].cell, run->c[i].variant);
 			first = 0;
-			(void)st;
 			shown++;
 		}
 		if (!first)
@@ -217,19 +192,26 @@ int report_md(const struct run *run, const struct run *base, FILE *f)
 
 /* ---- JUnit XML -------------------------------------------------------- */
 
-static void junit_case(FILE *f, const struct cell_run *c, const char *name,
-		       const char *result, double secs)
+/* "<testcase ..." up to its attributes' end; the caller closes it. */
+static void junit_open(FILE *f, const struct cell_run *c, const char *name,
+		       double secs)
 {
-	char *text;
-	enum grade v = verdict_of(result);
-
-	fprintf(f, "    <testcase classname=\"");
+	fputs("    <testcase classname=\"", f);
 	put_xml(f, c->tv);
 	fputc('.', f);
 	put_xml(f, c->cell);
 	fputs("\" name=\"", f);
 	put_xml(f, name);
 	fprintf(f, "\" time=\"%.3f\"", secs);
+}
+
+static void junit_case(FILE *f, const struct cell_run *c, const char *name,
+		       const char *result, double secs)
+{
+	char *text;
+	enum grade v = verdict_of(result);
+
+	junit_open(f, c, name, secs);
 	if (v == V_PASS) {
 		fputs("/>\n", f);
 		return;
@@ -276,11 +258,7 @@ static void junit_stage(FILE *f, const struct cell_run *c, const char *name,
 {
 	char *text;
 
-	fputs("    <testcase classname=\"", f);
-	put_xml(f, c->tv);
-	fputc('.', f);
-	put_xml(f, c->cell);
-	fprintf(f, "\" name=\"%s\" time=\"%.3f\"", name, secs);
+	junit_open(f, c, name, secs);
 	if (!failed) {
 		fputs("/>\n", f);
 		return;
@@ -502,7 +480,7 @@ int report_kcidb(const struct run *run, FILE *f)
 	json_t *doc = json_object(), *checkouts = json_array();
 	json_t *builds = json_array(), *tests = json_array(), *version;
 	char start[40], id[1024];
-	int i, k, s;
+	int i, s;
 
 	run_start_time(run->id, start, sizeof(start));
 	version = json_pack("{s:i,s:i}", "major", 5, "minor", 3);
@@ -514,10 +492,7 @@ int report_kcidb(const struct run *run, FILE *f)
 		json_t *co, *misc, *patches;
 		char *names, *n, *sp = NULL;
 
-		for (k = 0; k < i; k++)
-			if (!strcmp(run->c[k].tv, c->tv))
-				break;
-		if (k < i)
+		if (!first_of_tv(run, i))
 			continue;
 		co = json_object();
 		snprintf(id, sizeof(id), KCIDB_ORIGIN ":%s-%s", run->id, c->tv);
