@@ -114,11 +114,13 @@ static void print_uptime(const char *when)
 {
 	char text[64], *end;
 
-	mkdir("/proc", 0555);
-	if (read_file("/proc/uptime", text, sizeof(text)) <= 0 &&
-	    (mount("proc", "/proc", "proc", 0, 0) ||
-	     read_file("/proc/uptime", text, sizeof(text)) <= 0))
-		return;
+	/* The first call mounts /proc. */
+	if (read_file("/proc/uptime", text, sizeof(text)) <= 0) {
+		mkdir("/proc", 0555);
+		if (mount("proc", "/proc", "proc", 0, 0) ||
+		    read_file("/proc/uptime", text, sizeof(text)) <= 0)
+			return;
+	}
 	for (end = text; *end && *end != ' ' && *end != '\n'; end++)
 		;
 	*end = '\0';
