@@ -131,7 +131,7 @@ build() { # tree stage
 	build fake-good configure
 	build fake-good kernel
 	[ "$status" -eq 0 ]
-	! grep -q 'inputs unchanged' "$CELL/build.log"
+	run ! grep -q 'inputs unchanged' "$CELL/build.log"
 	build fake-good configure
 	[ "$status" -eq 0 ]
 	build fake-good kernel
@@ -144,5 +144,5 @@ build() { # tree stage
 	build fake-good configure
 	build fake-good kernel
 	[ "$status" -eq 0 ]
-	! grep -q 'inputs unchanged' "$CELL/build.log"
+	run ! grep -q 'inputs unchanged' "$CELL/build.log"
 }

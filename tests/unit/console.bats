@@ -18,8 +18,8 @@ judge() {
 	grep -q '"status": "PASS"' "$SCRATCH/verdict.json"
 	grep -q 'do_page_fault() {' "$SCRATCH/trace-unpruned.txt"
 	grep -q 'handle_mm_fault() {' "$SCRATCH/trace-unpruned.txt"
-	! grep -q 'handle_mm_fault' "$SCRATCH/trace-pruned.txt"
-	! grep -q 'NMX-FILE' "$SCRATCH/trace-pruned.txt"
+	run ! grep -q 'handle_mm_fault' "$SCRATCH/trace-pruned.txt"
+	run ! grep -q 'NMX-FILE' "$SCRATCH/trace-pruned.txt"
 }
 
 @test "clean pass: diagnostics stay with their subtest" {
@@ -30,7 +30,7 @@ judge() {
 @test "kernel panic before any KTAP: BOOT_FAIL naming the panic" {
 	judge panic-before-ktap
 	[ "$status" -eq 1 ]
-	[[ "$output" == "BOOT_FAIL: kernel panic before any test: Kernel panic - not syncing: Attempted to kill init!"* ]]
+	[[ "$output" == 'BOOT_FAIL: before any test, kernel panic: "Kernel panic - not syncing: Attempted to kill init!'* ]]
 }
 
 @test "init cannot run: BOOT_FAIL naming the kernel's complaint" {
@@ -82,13 +82,13 @@ judge() {
 @test "results out of order: TEST_FAIL, malformed KTAP" {
 	judge results-out-of-order
 	[ "$status" -eq 1 ]
-	[ "$output" = "TEST_FAIL: KTAP results out of order or duplicated" ]
+	[ "$output" = "TEST_FAIL: KTAP results out of order, duplicated or beyond the plan" ]
 }
 
 @test "kernel WARNING during the run: TEST_FAIL even with all ok" {
 	judge kernel-warning
 	[ "$status" -eq 1 ]
-	[[ "$output" == "TEST_FAIL: all tests ok, but the kernel reported: WARNING: CPU: 0"* ]]
+	[[ "$output" == 'TEST_FAIL: kernel reported WARNING: "WARNING: CPU: 0 PID: 1 at kernel/trace/fgraph.c:123 '* ]]
 }
 
 @test "empty console: BOOT_FAIL, or TIMEOUT when QEMU was killed" {
@@ -144,7 +144,7 @@ judge() {
 @test "the kernel's own ftrace selftest failed (arm64, MTTCG): TEST_FAIL, no tracer" {
 	judge ftrace-selftest-failed-arm64
 	[ "$status" -eq 1 ]
-	[[ "$output" == "TEST_FAIL: failed: tracefs_function_graph_ready "* ]]
+	[[ "$output" == 'TEST_FAIL: kernel reported tracer startup selftest failed: "Testing ftrace recursion: '*'; failed: tracefs_function_graph_ready '* ]]
 	grep -q 'available_tracers: nop' "$SCRATCH/verdict.json"
 	grep -q '"guest_uptime"' "$SCRATCH/verdict.json"
 }
@@ -156,4 +156,73 @@ judge() {
 	[[ "$output" == "PASS: 37 tests ok, 1 expected failure(s) named in FINDINGS.md" ]]
 	grep -q '"guest_uptime"' "$SCRATCH/verdict.json"
 	[ "$(grep -c '"seconds"' "$SCRATCH/verdict.json")" -eq 38 ]
+}
+
+@test "more results than the plan: TEST_FAIL" {
+	judge results-beyond-plan
+	[ "$status" -eq 1 ]
+	[ "$output" = "TEST_FAIL: KTAP results out of order, duplicated or beyond the plan" ]
+}
+
+@test "PASS marker, then FAIL marker: TEST_FAIL, exactly one marker allowed" {
+	judge pass-then-fail-marker
+	[ "$status" -eq 1 ]
+	[ "$output" = "TEST_FAIL: 2 final markers: the guest must print exactly one" ]
+	grep -q '"final_markers": 2' "$SCRATCH/verdict.json"
+}
+
+@test "two PASS markers: TEST_FAIL" {
+	judge two-pass-markers
+	[ "$status" -eq 1 ]
+	[ "$output" = "TEST_FAIL: 2 final markers: the guest must print exactly one" ]
+}
+
+@test "every subtest ok but the FAIL marker: TEST_FAIL" {
+	judge fail-marker-all-ok
+	[ "$status" -eq 1 ]
+	[ "$output" = "TEST_FAIL: all tests ok, but the guest printed 'NMX-RESULT: FAIL'" ]
+}
+
+@test "guest output after the PASS marker: TEST_FAIL quoting it" {
+	judge output-after-marker
+	[ "$status" -eq 1 ]
+	[ "$output" = 'TEST_FAIL: output after the final marker: "late guest output"' ]
+}
+
+@test "power-off lines after the marker are not output after it" {
+	judge clean-pass-arm64
+	[ "$status" -eq 0 ]
+	grep -q '"after_final_marker": null' "$SCRATCH/verdict.json"
+}
+
+@test "every subtest skipped: SKIP, not PASS, exit 1" {
+	judge all-skipped
+	[ "$status" -eq 1 ]
+	[ "$output" = "SKIP: no subtest ran: 9 of 9 skipped" ]
+	grep -q '"status": "SKIP"' "$SCRATCH/verdict.json"
+}
+
+@test "a plan of 1..0: SKIP" {
+	judge plan-zero
+	[ "$status" -eq 1 ]
+	[ "$output" = "SKIP: no subtest ran: 0 of 0 skipped" ]
+}
+
+@test "some subtests skipped: PASS that says how many" {
+	run "$NMX" judge --log "$TESTS_DIR/report/runs/all-pass/linux-6.1-upstream/x86_64/boot.log" --out "$SCRATCH"
+	[ "$status" -eq 0 ]
+	[ "$output" = "PASS: 36 tests ok, 2 skipped" ]
+}
+
+@test "function names in a trace the guest printed are not kernel reports" {
+	judge trace-mentions-reports-arm64
+	[ "$status" -eq 0 ]
+	[ "$output" = "PASS: 9 tests ok" ]
+	grep -q 'report_bug(); /\* BUG: WARNING: Oops: FAILED! \*/' "$SCRATCH/trace-unpruned.txt"
+}
+
+@test "the kernel's own report inside a trace frame still counts" {
+	judge warning-inside-trace-frame-arm64
+	[ "$status" -eq 1 ]
+	[[ "$output" == 'TEST_FAIL: kernel reported WARNING: "WARNING: CPU: 1 PID: 17 at kernel/trace/fgraph.c:123 '* ]]
 }

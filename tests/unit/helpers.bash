@@ -4,6 +4,9 @@ TESTS_DIR=$(cd "$(dirname "${BATS_TEST_FILENAME}")/.." && pwd)
 TOP=$(cd "$TESTS_DIR/.." && pwd)
 NMX="$TOP/tools/nmx/nmx"
 
+# `run !` (negated checks that can fail) needs bats 1.5.
+bats_require_minimum_version 1.5.0
+
 nmx() {
 	"$NMX" -m "$TOP/matrix.yaml" -a "$TOP/arches" "$@"
 }

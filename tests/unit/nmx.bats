@@ -1,4 +1,7 @@
 #!/usr/bin/env bats
+# shellcheck source-path=SCRIPTDIR
+# regen-golden.sh (sourced below) sets NMX in its own main(); the tests use helpers.bash's.
+# shellcheck disable=SC2031
 # nmx's data handling: matrix.yaml and arches/ expansion, kconfig check,
 # generated command lines (golden files), result.json and summary.
 
@@ -101,6 +104,7 @@ env_with_broken_arm64() { # sed-expression
 }
 
 @test "golden: QEMU command lines of every cell" {
+	# shellcheck source=../regen-golden.sh
 	source "$TESTS_DIR/regen-golden.sh"
 	cd "$TOP"
 	for cell in x86_64 arm64 arm-biglittle arm-be8; do
@@ -110,6 +114,7 @@ env_with_broken_arm64() { # sed-expression
 }
 
 @test "golden: requested kconfig of every cell" {
+	# shellcheck source=../regen-golden.sh
 	source "$TESTS_DIR/regen-golden.sh"
 	cd "$TOP"
 	for cell in x86_64 arm64 arm-biglittle arm-be8; do

@@ -6,27 +6,24 @@
 #include <string.h>
 
 #include "console.h"
+#include "kernel_reports.h"
 
-/* Kernel messages that mean the run is not to be trusted. */
-static const char *const panic_marks[] = {
-	"Kernel panic - not syncing", NULL
-};
-static const char *const error_marks[] = {
-	"Internal error: Oops", "Oops:", "BUG: ", "WARNING: CPU:",
-	"Unable to handle kernel", "ftrace failed", "ftrace faulted",
-	"Call trace:", NULL
-};
-static const char *const no_init_marks[] = {
-	"No working init found", "Failed to execute /init",
-	"Kernel panic - not syncing: VFS: Unable to mount root", NULL
-};
-
-static const char *find_any(const char *line, const char *const *marks)
+/*
+ * Inside an NMX-FILE frame the guest prints a file it read: a
+ * function-graph trace (" 0)  1.2 us  |  f();", "# tracer: ..."), whose
+ * function names must not read as kernel reports. Other lines there
+ * (ftracetest's log, or the kernel interleaving its own lines with the
+ * dump) are still looked at.
+ */
+static int is_trace_data(const char *s)
 {
-	for (; *marks; marks++)
-		if (strstr(line, *marks))
-			return *marks;
-	return NULL;
+	const char *p = s;
+
+	if (*s == '#' || !*s)
+		return 1;
+	while (*p >= '0' && *p <= '9')
+		p++;
+	return p > s && *p == ')';
 }
 
 /*
@@ -117,18 +114,39 @@ set_reason(struct verdict *v, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * The kernel's first report and its panic, quoted, or NULL when it printed
+ * neither: a report that led to the panic explains it (a bare stack dump
+ * or "cut here" does not: the panic prints those itself).
+ */
+static const char *kernel_complaint(const struct verdict *v, char *buf,
+				    size_t size)
+{
+	if (v->kernel_error && v->panic && !v->kernel_error_weak)
+		snprintf(buf, size, "kernel reported %s: \"%.250s\", then panic: \"%.200s\"",
+			 v->kernel_error_class, v->kernel_error, v->panic);
+	else if (v->panic)
+		snprintf(buf, size, "kernel panic: \"%.300s\"", v->panic);
+	else if (v->kernel_error)
+		snprintf(buf, size, "kernel reported %s: \"%.300s\"",
+			 v->kernel_error_class, v->kernel_error);
+	else
+		return NULL;
+	return buf;
+}
+
 static void decide(struct verdict *v, int timed_out)
 {
-	char failed[600] = "";
-	size_t i;
+	char failed[600] = "", complaint[600];
+	const char *kc = kernel_complaint(v, complaint, sizeof(complaint));
+	size_t i, skipped = 0;
 
 	if (!v->ktap_seen) {
 		v->status = timed_out ? "TIMEOUT" : "BOOT_FAIL";
 		if (v->no_init)
 			set_reason(v, "init did not start: %s", v->no_init);
-		else if (v->panic)
-			set_reason(v, "kernel panic before any test: %s",
-				   v->panic);
+		else if (kc)
+			set_reason(v, "before any test, %s", kc);
 		else if (timed_out)
 			set_reason(v, "no KTAP output before the timeout%s",
 				   v->lines ? "" : " (console empty)");
@@ -140,22 +158,25 @@ static void decide(struct verdict *v, int timed_out)
 	if (v->planned < 0 || (int)v->nr_tests < v->planned) {
 		v->status = timed_out ? "TIMEOUT" : "TEST_FAIL";
 		if (v->planned < 0)
-			set_reason(v, "KTAP output has no plan line");
+			set_reason(v, "KTAP output has no plan line%s%s",
+				   kc ? "; " : "", kc ? kc : "");
 		else
 			set_reason(v, "KTAP incomplete: %zu of %d results; %s",
-				   v->nr_tests, v->planned, v->panic ? v->panic :
+				   v->nr_tests, v->planned, kc ? kc :
 				   timed_out ? "guest stopped printing" :
 				   "log ends early");
 		return;
 	}
-	if (v->malformed) {
+	if (v->malformed || (int)v->nr_tests > v->planned) {
 		v->status = "TEST_FAIL";
-		set_reason(v, "KTAP results out of order or duplicated");
+		set_reason(v, "KTAP results out of order, duplicated or beyond the plan");
 		return;
 	}
 	for (i = 0; i < v->nr_tests; i++) {
 		const struct subtest *t = &v->tests[i];
 
+		if (t->ok && t->directive && !strncmp(t->directive, "SKIP", 4))
+			skipped++;
 		if (t->ok && !t->xpass)
 			continue;
 		if (!t->ok && t->xfail)
@@ -167,22 +188,37 @@ static void decide(struct verdict *v, int timed_out)
 			strncat(failed, " (XPASS: update FINDINGS.md)",
 				sizeof(failed) - strlen(failed) - 1);
 	}
+	if (kc) {
+		v->status = "TEST_FAIL";
+		set_reason(v, "%s%s%s", kc, *failed ? "; failed: " : "", failed);
+		return;
+	}
 	if (*failed) {
 		v->status = "TEST_FAIL";
 		set_reason(v, "failed: %s", failed);
 		return;
 	}
-	if (v->panic || v->nr_kernel_errors) {
+	if (v->nr_markers > 1) {
 		v->status = "TEST_FAIL";
-		set_reason(v, "all tests ok, but the kernel reported: %s",
-			   v->panic ? v->panic : v->kernel_error);
+		set_reason(v, "%d final markers: the guest must print exactly one",
+			   v->nr_markers);
 		return;
 	}
 	/* With expected failures the guest ends with its FAIL marker. */
 	if (!(v->nr_xfail ? v->fail_marker : v->marker)) {
 		v->status = "TEST_FAIL";
-		set_reason(v, "all tests ok, but the success marker '%s' is missing",
-			   v->nr_xfail ? NMX_FAIL_MARKER : NMX_SUCCESS_MARKER);
+		if (v->fail_marker)
+			set_reason(v, "all tests ok, but the guest printed '%s'",
+				   NMX_FAIL_MARKER);
+		else
+			set_reason(v, "all tests ok, but the success marker '%s' is missing",
+				   v->nr_xfail ? NMX_FAIL_MARKER : NMX_SUCCESS_MARKER);
+		return;
+	}
+	if (v->after_marker) {
+		v->status = "TEST_FAIL";
+		set_reason(v, "output after the final marker: \"%.300s\"",
+			   v->after_marker);
 		return;
 	}
 	if (timed_out) {
@@ -190,14 +226,22 @@ static void decide(struct verdict *v, int timed_out)
 		set_reason(v, "guest passed but QEMU did not exit (power-off failed?)");
 		return;
 	}
+	if (skipped == v->nr_tests) {
+		/* A plan of 0, or every subtest skipped: nothing was proved. */
+		v->status = "SKIP";
+		set_reason(v, "no subtest ran: %zu of %zu skipped", skipped,
+			   v->nr_tests);
+		return;
+	}
 	v->status = "PASS";
 	if (v->nr_xfail)
-		snprintf(v->reason, sizeof(v->reason),
-			 "%zu tests ok, %d expected failure(s) named in FINDINGS.md",
-			 v->nr_tests - v->nr_xfail, v->nr_xfail);
+		set_reason(v, "%zu tests ok, %d expected failure(s) named in FINDINGS.md",
+			   v->nr_tests - v->nr_xfail, v->nr_xfail);
+	else if (skipped)
+		set_reason(v, "%zu tests ok, %zu skipped", v->nr_tests - skipped,
+			   skipped);
 	else
-		snprintf(v->reason, sizeof(v->reason), "%zu tests ok",
-			 v->nr_tests);
+		set_reason(v, "%zu tests ok", v->nr_tests);
 }
 
 static void apply_xfails(struct verdict *v, const struct strlist *xfail)
@@ -240,6 +284,26 @@ static void add_test(struct verdict *v, struct subtest *t,
 	v->tests[v->nr_tests++] = *t;
 }
 
+/* Remember the first panic, complaint and init failure the kernel printed. */
+static void note_kernel_report(struct verdict *v, const char *s)
+{
+	const struct kernel_report *r;
+
+	if (!v->panic && kernel_report_match(s, KR_PANIC))
+		v->panic = strdup(s);
+	if (!v->no_init && kernel_report_match(s, KR_NO_INIT))
+		v->no_init = strdup(s);
+	r = kernel_report_match(s, KR_ERROR);
+	if (!r)
+		return;
+	if (!v->nr_kernel_errors++ || (v->kernel_error_weak && !r->weak)) {
+		free(v->kernel_error);
+		v->kernel_error = strdup(s);
+		v->kernel_error_class = r->class;
+		v->kernel_error_weak = r->weak;
+	}
+}
+
 int judge_console(const char *log_path, const char *out_dir, int timed_out,
 		  const struct strlist *xfail, struct verdict *v)
 {
@@ -259,7 +323,7 @@ int judge_console(const char *log_path, const char *out_dir, int timed_out,
 		return -1;
 	}
 	while ((len = getline(&line, &cap, log)) >= 0) {
-		const char *s, *mark;
+		const char *s;
 
 		if (len && line[len - 1] == '\n')
 			line[--len] = '\0';
@@ -268,14 +332,11 @@ int judge_console(const char *log_path, const char *out_dir, int timed_out,
 		v->lines++;
 		s = skip_blanks(line);
 
-		if (!v->panic && (mark = find_any(s, panic_marks)))
-			v->panic = strdup(s);
-		if ((mark = find_any(s, error_marks))) {
-			if (!v->nr_kernel_errors++)
-				v->kernel_error = strdup(s);
-		}
-		if (!v->no_init && find_any(s, no_init_marks))
-			v->no_init = strdup(s);
+		if (!file || !is_trace_data(s))
+			note_kernel_report(v, s);
+		if ((v->marker || v->fail_marker) && !v->after_marker &&
+		    !is_poweroff_noise(s))
+			v->after_marker = strdup(s);
 
 		if (!strncmp(s, "NMX-FILE-BEGIN ", 15)) {
 			const char *name = s + 15;
@@ -330,10 +391,12 @@ int judge_console(const char *log_path, const char *out_dir, int timed_out,
 		}
 		if (!strcmp(s, NMX_SUCCESS_MARKER)) {
 			v->marker = 1;
+			v->nr_markers++;
 			continue;
 		}
 		if (!strncmp(s, NMX_FAIL_MARKER, strlen(NMX_FAIL_MARKER))) {
 			v->fail_marker = 1;
+			v->nr_markers++;
 			continue;
 		}
 		if (!strncmp(s, "# ", 2)) {
@@ -408,6 +471,11 @@ json_t *verdict_json(const struct verdict *v)
 			    json_integer(v->nr_kernel_errors));
 	json_object_set_new(o, "first_kernel_error",
 			    str_or_null(v->kernel_error));
+	json_object_set_new(o, "kernel_error_class",
+			    str_or_null(v->kernel_error_class));
+	json_object_set_new(o, "final_markers", json_integer(v->nr_markers));
+	json_object_set_new(o, "after_final_marker",
+			    str_or_null(v->after_marker));
 	json_object_set_new(o, "garbage_bytes", json_integer(v->garbage_bytes));
 	json_object_set_new(o, "console_lines", json_integer(v->lines));
 	if (v->uptime_init >= 0 && v->uptime_done >= v->uptime_init)
@@ -432,6 +500,7 @@ void verdict_free(struct verdict *v)
 	free(v->panic);
 	free(v->kernel_error);
 	free(v->no_init);
+	free(v->after_marker);
 	strlist_free(&v->files);
 	memset(v, 0, sizeof(*v));
 }

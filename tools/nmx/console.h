@@ -23,7 +23,7 @@ struct subtest {
 };
 
 struct verdict {
-	const char *status;	/* PASS TEST_FAIL BOOT_FAIL TIMEOUT */
+	const char *status;	/* PASS SKIP TEST_FAIL BOOT_FAIL TIMEOUT */
 	char reason[1024];
 	int ktap_seen;
 	int planned;		/* -1 until a plan line is seen */
@@ -32,9 +32,13 @@ struct verdict {
 	int malformed;		/* results out of order or duplicated */
 	int marker;
 	int fail_marker;
+	int nr_markers;		/* PASS and FAIL markers: exactly one expected */
+	char *after_marker;	/* first line after a marker, power-off aside */
 	int nr_xfail;		/* failures FINDINGS.md expects */
 	char *panic;		/* first panic line */
-	char *kernel_error;	/* first Oops/BUG/WARNING line */
+	char *kernel_error;	/* first line kernel_reports.c names */
+	const char *kernel_error_class;
+	int kernel_error_weak;	/* only a frame ("cut here"): a later line says more */
 	int nr_kernel_errors;
 	char *no_init;		/* the kernel's complaint about /init */
 	long garbage_bytes;
