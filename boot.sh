@@ -89,10 +89,10 @@ main() {
 	[ "${#cmd[@]}" -gt 0 ] || exit 2
 	printf '# boot (QEMU is killed after %ss); the log is %s\n' \
 		"$NMX_BOOT_TIMEOUT" "$cell_dir/boot.log" >>"$cell_dir/reproduce.sh"
-	record_command "$cell_dir" timeout -k 5 "$NMX_BOOT_TIMEOUT" "${cmd[@]}"
 	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot with $accel, timeout ${NMX_BOOT_TIMEOUT}s"
 	rm -f "$cell_dir/boot.log"
-	timeout -k 5 "$NMX_BOOT_TIMEOUT" "${cmd[@]}" >"$cell_dir/qemu.log" 2>&1 || rc=$?
+	recorded --log "$cell_dir/qemu.log" --may-fail "$cell_dir" \
+		timeout -k 5 "$NMX_BOOT_TIMEOUT" "${cmd[@]}" || rc=$?
 	secs=$(seconds_since "$t0")
 	# 124: timeout sent TERM; 137: it had to KILL.
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
@@ -105,11 +105,10 @@ main() {
 	if [ -f "$findings" ]; then
 		judge_args+=(--findings "$findings" --cell "$NMX_CELL" --variant "$NMX_VARIANT")
 	fi
-	record_command "$cell_dir" "$NMX_BIN" judge --log "$cell_dir/boot.log" \
-		--out "$cell_dir" "${timed_out[@]}" "${judge_args[@]}"
 	rc=0
-	nmx judge --log "$cell_dir/boot.log" --out "$cell_dir" "${timed_out[@]}" \
-		"${judge_args[@]}" >"$cell_dir/verdict.txt" || rc=$?
+	recorded --stdout "$cell_dir/verdict.txt" --may-fail "$cell_dir" "$NMX_BIN" \
+		-m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" judge --log "$cell_dir/boot.log" \
+		--out "$cell_dir" "${timed_out[@]}" "${judge_args[@]}" || rc=$?
 	record_stage "$cell_dir" boot ok "$secs" "QEMU ${timed_out:+killed after timeout}${timed_out:-exited}"
 	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): $(cat "$cell_dir/verdict.txt")"
 	return "$rc"

@@ -35,12 +35,31 @@ need_tools() {
 	fail "$STAGE" INFRA_FAIL 0 "missing tools: ${missing[*]} (run ./matrix.sh, which installs them)"
 }
 
-kmake() {
-	local cc="${NMX_CROSS_COMPILE}gcc"
-	make -C "$NMX_SRC" O="$NMX_OUT" ARCH="$NMX_ARCH" \
-		CROSS_COMPILE="$NMX_CROSS_COMPILE" CC="ccache $cc" \
-		HOSTCC="ccache gcc" KBUILD_BUILD_TIMESTAMP="$BUILD_TIMESTAMP" \
-		KBUILD_BUILD_USER=notrace-matrix KBUILD_BUILD_HOST=qemu "$@"
+# kmake ARGS...: Kbuild as every stage calls it, recorded. The build's
+# identity (timestamp, user, host, version number) is fixed, so the same
+# inputs give the same image: reruns hit ccache and a reproducer rebuilds
+# what was judged.
+kmake() { # [--skip] ARGS...
+	local skip=()
+	[ "$1" = --skip ] && skip=(--skip) && shift
+	recorded "${skip[@]}" "$CELL_DIR" make -C "$NMX_SRC" O="$NMX_OUT" \
+		"${KMAKE_VARS[@]}" "$@"
+}
+
+set_kmake_vars() {
+	KMAKE_VARS=(ARCH="$NMX_ARCH" CROSS_COMPILE="$NMX_CROSS_COMPILE"
+		CC="ccache ${NMX_CROSS_COMPILE}gcc" HOSTCC="ccache gcc"
+		KBUILD_BUILD_TIMESTAMP="$BUILD_TIMESTAMP" KBUILD_BUILD_USER=notrace-matrix
+		KBUILD_BUILD_HOST=qemu KBUILD_BUILD_VERSION=1)
+}
+
+# git_am PATCH: as the run applies it (the identity is the tool's, so a
+# clean shell without git's user settings can replay it).
+git_am() { # [--skip] PATCH
+	local skip=()
+	[ "$1" = --skip ] && skip=(--skip) && shift
+	recorded "${skip[@]}" "$CELL_DIR" git -C "$NMX_SRC" -c user.name=notrace-matrix \
+		-c user.email=notrace-matrix@localhost am -q "$1"
 }
 
 # A key for what a stage's output depends on: the worktree's commit and
@@ -52,7 +71,7 @@ inputs_key() {
 		git -C "$NMX_SRC" rev-parse HEAD
 		git -C "$NMX_SRC" status --porcelain --untracked-files=no
 		"${NMX_CROSS_COMPILE}gcc" --version | head -n 1
-		printf '%s\n' "$NMX_ARCH" "$@"
+		printf '%s\n' "${KMAKE_VARS[@]}" "$@"
 	} | sha256sum | cut -c1-16
 }
 
@@ -116,12 +135,12 @@ stage_prepare() {
 	stamp=$NMX_WORK/series.applied
 	printf '# tree: %s unpacked from %s into a git repository tagged "pristine"\n' \
 		"$PRISTINE" "$NMX_TREE_TARBALL" >>"$CELL_DIR/reproduce.sh"
-	record_command "$CELL_DIR" git -C "$NMX_SRC" checkout -f --detach pristine
-	while read -r patch; do
-		record_command "$CELL_DIR" git -C "$NMX_SRC" am "$patch"
-	done < <(variant_patches)
 	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
 		[ -z "$(git -C "$NMX_SRC" status --porcelain --untracked-files=no)" ]; then
+		recorded --skip "$CELL_DIR" git -C "$NMX_SRC" checkout -q -f --detach pristine
+		while read -r patch; do
+			git_am --skip "$patch"
+		done < <(variant_patches)
 		record_tree_version
 		record_stage "$CELL_DIR" prepare ok "$(seconds_since "$t0")" "series already applied"
 		return 0
@@ -133,11 +152,10 @@ stage_prepare() {
 			git -C "$NMX_SRC" am --abort
 		fi
 		# Only files that differ are rewritten: the rebuild stays small.
-		git -C "$NMX_SRC" checkout -q -f --detach pristine
+		recorded "$CELL_DIR" git -C "$NMX_SRC" checkout -q -f --detach pristine
 	} >>"$LOG" 2>&1
 	while read -r patch; do
-		if ! git -C "$NMX_SRC" -c user.name=notrace-matrix \
-			-c user.email=notrace-matrix@localhost am -q "$patch" >>"$LOG" 2>&1; then
+		if ! git_am "$patch" >>"$LOG" 2>&1; then
 			{
 				echo "== $(basename "$patch") does not apply; the rejected hunk:"
 				git -C "$NMX_SRC" am --abort || true
@@ -151,6 +169,17 @@ stage_prepare() {
 	record_stage "$CELL_DIR" prepare ok "$(seconds_since "$t0")" "$(variant_patches | wc -l) patch(es) applied"
 }
 
+# Order: tinyconfig -> common -> cell -> matrix extras -> olddefconfig.
+configure_commands() { # [--skip: only recorded, the .config they made is kept]
+	local requested=$CELL_DIR/requested.config skip=()
+	[ "${1:-}" = --skip ] && skip=(--skip)
+	kmake "${skip[@]}" tinyconfig &&
+		recorded "${skip[@]}" "$CELL_DIR" ARCH="$NMX_ARCH" CROSS_COMPILE="$NMX_CROSS_COMPILE" \
+			"$NMX_SRC/scripts/kconfig/merge_config.sh" -m -O "$NMX_OUT" \
+			"$NMX_OUT/.config" "$requested" &&
+		kmake "${skip[@]}" olddefconfig
+}
+
 stage_configure() {
 	local t0 key requested=$CELL_DIR/requested.config
 	t0=$(date +%s.%N)
@@ -158,30 +187,20 @@ stage_configure() {
 	[ -f "$NMX_WORK/series.applied" ] ||
 		fail configure INFRA_FAIL 0 "the tree is not prepared: run the prepare stage"
 	mkdir -p "$NMX_OUT"
-	nmx fragment --cell "$NMX_CELL" --common "$NMX_TOP/kconfig/common.config" \
+	recorded "$CELL_DIR" "$NMX_BIN" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" \
+		fragment --cell "$NMX_CELL" --common "$NMX_TOP/kconfig/common.config" \
 		-o "$requested" || fail configure INFRA_FAIL 0 "cannot write the requested fragment"
-	# Order: tinyconfig -> common -> cell -> matrix extras -> olddefconfig.
-	# Written to a scratch file and copied only when it changed, so an
-	# unchanged config does not make Kbuild look at every object again.
-	record_command "$CELL_DIR" make -C "$NMX_SRC" O="$NMX_OUT" ARCH="$NMX_ARCH" \
-		CROSS_COMPILE="$NMX_CROSS_COMPILE" tinyconfig
-	record_command "$CELL_DIR" env ARCH="$NMX_ARCH" CROSS_COMPILE="$NMX_CROSS_COMPILE" \
-		"$NMX_SRC/scripts/kconfig/merge_config.sh" -m -O "$NMX_OUT" \
-		"$NMX_OUT/.config" "$requested"
-	record_command "$CELL_DIR" make -C "$NMX_SRC" O="$NMX_OUT" ARCH="$NMX_ARCH" \
-		CROSS_COMPILE="$NMX_CROSS_COMPILE" olddefconfig
-	# The symbols only: the comments name the checkout's paths.
+	# The .config is copied only when it changed, so an unchanged config
+	# does not make Kbuild look at every object again. The key takes the
+	# symbols only: the fragment's comments name the checkout's paths.
 	key=$(inputs_key "$(grep -v '^#' "$requested" | sha256sum)")
 	if [ -f "$NMX_OUT/.config" ] && [ "$(cat "$NMX_OUT/.nmx-configure.key" 2>/dev/null)" = "$key" ]; then
 		echo "configure: inputs unchanged (key $key): .config kept" >>"$LOG"
+		configure_commands --skip
 	elif ! {
 		rm -f "$NMX_OUT/.nmx-configure.key"
 		[ -f "$NMX_OUT/.config" ] && cp "$NMX_OUT/.config" "$NMX_OUT/.config.nmx-prev"
-		kmake tinyconfig &&
-			ARCH="$NMX_ARCH" CROSS_COMPILE="$NMX_CROSS_COMPILE" \
-				"$NMX_SRC/scripts/kconfig/merge_config.sh" -m -O "$NMX_OUT" \
-				"$NMX_OUT/.config" "$requested" &&
-			kmake olddefconfig
+		configure_commands
 	} >>"$LOG" 2>&1; then
 		fail configure CONFIG_FAIL "$(seconds_since "$t0")" "make tinyconfig/olddefconfig failed (see build.log)"
 	fi
@@ -192,8 +211,9 @@ stage_configure() {
 	rm -f "$NMX_OUT/.config.nmx-prev"
 	echo "$key" >"$NMX_OUT/.nmx-configure.key"
 	cp "$NMX_OUT/.config" "$CELL_DIR/config"
-	record_command "$CELL_DIR" "$NMX_BIN" config-check "$requested" "$NMX_OUT/.config"
-	if ! nmx config-check "$requested" "$NMX_OUT/.config" >"$CELL_DIR/config-check.txt"; then
+	if ! recorded --stdout "$CELL_DIR/config-check.txt" "$CELL_DIR" \
+		"$NMX_BIN" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" \
+		config-check "$requested" "$NMX_OUT/.config"; then
 		cat "$CELL_DIR/config-check.txt" >>"$LOG"
 		fail configure CONFIG_FAIL "$(seconds_since "$t0")" \
 			"did not survive olddefconfig: $(grep -o '^CONFIG_[A-Za-z0-9_]*' "$CELL_DIR/config-check.txt" | tr '\n' ' ')"
@@ -202,16 +222,11 @@ stage_configure() {
 }
 
 stage_kernel() {
-	local t0 image jobs key
+	local t0 image jobs key skip
 	t0=$(date +%s.%N)
 	need_tools make "${NMX_CROSS_COMPILE}gcc" ccache bc flex bison
 	[ -f "$NMX_OUT/.config" ] || fail kernel INFRA_FAIL 0 "no .config: run the configure stage"
 	jobs=$(($(nproc) + 1))
-	record_command "$CELL_DIR" make -C "$NMX_SRC" O="$NMX_OUT" ARCH="$NMX_ARCH" \
-		CROSS_COMPILE="$NMX_CROSS_COMPILE" -j"$jobs" "${NMX_MAKE_TARGETS[@]}"
-	record_command "$CELL_DIR" make -C "$NMX_SRC" O="$NMX_OUT" ARCH="$NMX_ARCH" \
-		CROSS_COMPILE="$NMX_CROSS_COMPILE" headers_install \
-		INSTALL_HDR_PATH="$NMX_OUT/nmx-headers"
 	# One kernel build at a time on this machine, whoever starts it.
 	mkdir -p "$NMX_CACHE"
 	image=$NMX_OUT/$NMX_KERNEL_IMAGE
@@ -219,6 +234,8 @@ stage_kernel() {
 	if [ -f "$image" ] && [ -d "$NMX_OUT/nmx-headers/include" ] &&
 		[ "$(cat "$NMX_OUT/.nmx-kernel.key" 2>/dev/null)" = "$key" ]; then
 		echo "kernel: inputs unchanged (key $key): $NMX_KERNEL_IMAGE kept" >>"$LOG"
+		kmake --skip -j"$jobs" "${NMX_MAKE_TARGETS[@]}"
+		kmake --skip headers_install INSTALL_HDR_PATH="$NMX_OUT/nmx-headers"
 	elif ! (
 		rm -f "$NMX_OUT/.nmx-kernel.key"
 		flock 9
@@ -231,15 +248,15 @@ stage_kernel() {
 	echo "$key" >"$NMX_OUT/.nmx-kernel.key"
 	if [ -n "$NMX_UIMAGE_LOAD" ]; then
 		need_tools mkimage
-		record_command "$CELL_DIR" mkimage -A arm -O linux -T kernel -C none \
+		skip=()
+		[ "$NMX_OUT/uImage" -nt "$image" ] && skip=(--skip)
+		# mkimage stamps the time of creation: fix it (SOURCE_DATE_EPOCH)
+		# so the same zImage gives the same uImage.
+		recorded "${skip[@]}" "$CELL_DIR" SOURCE_DATE_EPOCH="$SOURCE_EPOCH" \
+			mkimage -A arm -O linux -T kernel -C none \
 			-a "$NMX_UIMAGE_LOAD" -e "$NMX_UIMAGE_LOAD" -n "notrace-matrix $NMX_CELL" \
-			-d "$image" "$NMX_OUT/uImage"
-		if [ ! "$NMX_OUT/uImage" -nt "$image" ]; then
-			mkimage -A arm -O linux -T kernel -C none -a "$NMX_UIMAGE_LOAD" \
-				-e "$NMX_UIMAGE_LOAD" -n "notrace-matrix $NMX_CELL" \
-				-d "$image" "$NMX_OUT/uImage" >>"$LOG" 2>&1 ||
-				fail kernel BUILD_FAIL "$(seconds_since "$t0")" "mkimage failed"
-		fi
+			-d "$image" "$NMX_OUT/uImage" >>"$LOG" 2>&1 ||
+			fail kernel BUILD_FAIL "$(seconds_since "$t0")" "mkimage failed"
 	fi
 	if [ -n "$NMX_DTB" ] && [ ! -f "$NMX_OUT/$NMX_DTB" ]; then
 		fail kernel BUILD_FAIL "$(seconds_since "$t0")" "no $NMX_DTB after make"
@@ -251,7 +268,7 @@ stage_kernel() {
 
 stage_guest() {
 	local t0 dir=$NMX_OUT/nmx-guest cc="${NMX_CROSS_COMPILE}gcc"
-	local -a cmd
+	local -a cmd skip
 	t0=$(date +%s.%N)
 	[ -d "$NMX_OUT/nmx-headers/include" ] ||
 		fail guest INFRA_FAIL 0 "no kernel headers: run the kernel stage"
@@ -271,17 +288,19 @@ stage_guest() {
 		-DNMX_BL_SWITCHER="$NMX_BL_SWITCHER"
 		-DNMX_FTRACETEST="$([ -n "$NMX_BUSYBOX" ] && echo 1 || echo 0)"
 		-o "$dir/init" "$NMX_TOP/guest/init.c" -lgcc)
-	record_command "$CELL_DIR" "${cmd[@]}"
-	"${cmd[@]}" >>"$LOG" 2>&1 ||
+	recorded "$CELL_DIR" "${cmd[@]}" >>"$LOG" 2>&1 ||
 		fail guest BUILD_FAIL "$(seconds_since "$t0")" "guest init does not compile (see build.log)"
 	record_meta "$CELL_DIR" guest_init "$(file -b "$dir/init")"
 	record_meta "$CELL_DIR" guest_busybox "${NMX_BUSYBOX:-none (C suite only)}"
 
 	# The kernel's own cpio writer: device nodes without root or fakeroot.
+	skip=(--skip)
 	if [ ! -x "$dir/gen_init_cpio" ] || [ "$NMX_SRC/usr/gen_init_cpio.c" -nt "$dir/gen_init_cpio" ]; then
-		gcc -O2 -o "$dir/gen_init_cpio" "$NMX_SRC/usr/gen_init_cpio.c" >>"$LOG" 2>&1 ||
-			fail guest INFRA_FAIL "$(seconds_since "$t0")" "cannot build usr/gen_init_cpio"
+		skip=()
 	fi
+	recorded "${skip[@]}" "$CELL_DIR" gcc -O2 -o "$dir/gen_init_cpio" \
+		"$NMX_SRC/usr/gen_init_cpio.c" >>"$LOG" 2>&1 ||
+		fail guest INFRA_FAIL "$(seconds_since "$t0")" "cannot build usr/gen_init_cpio"
 	cat >"$dir/initramfs.list" <<-EOF
 		dir /dev 0755 0 0
 		nod /dev/console 0600 0 0 c 5 1
@@ -293,9 +312,10 @@ stage_guest() {
 		busybox_files >>"$dir/initramfs.list" ||
 			fail guest INFRA_FAIL "$(seconds_since "$t0")" "no busybox-static:$NMX_BUSYBOX (see build.log)"
 	fi
-	printf '%q %q > %q\n' "$dir/gen_init_cpio" "$dir/initramfs.list" \
-		"$dir/initramfs.cpio" >>"$CELL_DIR/reproduce.sh"
-	"$dir/gen_init_cpio" "$dir/initramfs.list" >"$dir/initramfs.cpio" 2>>"$LOG" ||
+	printf '# %s is written by build.sh (the guest and its files)\n' \
+		"$dir/initramfs.list" >>"$CELL_DIR/reproduce.sh"
+	recorded --stdout "$dir/initramfs.cpio" "$CELL_DIR" "$dir/gen_init_cpio" \
+		"$dir/initramfs.list" 2>>"$LOG" ||
 		fail guest INFRA_FAIL "$(seconds_since "$t0")" "gen_init_cpio failed"
 	record_meta "$CELL_DIR" initramfs_bytes "$(stat -c %s "$dir/initramfs.cpio")"
 	record_stage "$CELL_DIR" guest ok "$(seconds_since "$t0")" "$(file -b "$dir/init" | cut -d, -f1-3)"
@@ -380,6 +400,9 @@ main() {
 	esac
 	# Fixed, so an unchanged tree rebuilds nothing and ccache hits.
 	BUILD_TIMESTAMP="$PKG_VERSION"
+	# The tarball's time, for tools that stamp their output (mkimage).
+	SOURCE_EPOCH=$(stat -c %Y "$NMX_TREE_TARBALL" 2>/dev/null || echo 0)
+	set_kmake_vars
 	case $stage in
 	prepare | configure | kernel | guest)
 		STAGE=$stage

@@ -38,13 +38,15 @@ load_cell() {
 # Directories of one tree+variant in the cache. The build directory sits
 # at the same place relative to its source for every variant, so with
 # CCACHE_BASEDIR set above them, variants share ccache objects.
-# shellcheck disable=SC2034 # NMX_SRC and NMX_OUT are used by the scripts that source this file.
+# shellcheck disable=SC2034 # NMX_SRC, NMX_OUT, NMX_RECORD_ENV are used by the scripts that source this file.
 set_work_dirs() {
 	NMX_WORK=$NMX_CACHE/work/$NMX_TREE-$NMX_VARIANT
 	NMX_SRC=$NMX_WORK/src
 	NMX_OUT=$NMX_WORK/out/$NMX_CELL
 	export CCACHE_DIR=${CCACHE_DIR:-$NMX_CACHE/ccache}
 	export CCACHE_BASEDIR=$NMX_CACHE/work
+	# What every recorded command runs with, and its reproducer too.
+	NMX_RECORD_ENV=("CCACHE_DIR=$CCACHE_DIR" "CCACHE_BASEDIR=$CCACHE_BASEDIR")
 }
 
 # record_stage CELL_DIR STAGE STATUS SECONDS [DETAIL]
@@ -62,12 +64,44 @@ record_meta() {
 	printf '%s\t%s\n' "$2" "$value" >>"$1/meta.tsv"
 }
 
-# Append one command line, shell-quoted, to the cell's reproducer.
-record_command() {
+# recorded [--skip] [--stdout FILE | --log FILE] [--may-fail] CELL_DIR CMD...:
+# append CMD, with the environment it runs in, to the cell's reproducer,
+# then run exactly that argv. --skip: only record it (the stage's output
+# is reused, but a reproducer still needs the command). --stdout sends
+# the output to FILE, --log stdout and stderr, in the run and in the
+# reproducer alike; other output goes wherever the caller sends it
+# (build.log), which is the only difference. --may-fail: the reproducer
+# goes on after a non-zero exit (QEMU killed by timeout, a failing
+# verdict), as the run does.
+recorded() {
+	local skip=0 out='' err='' cont=''
+	local -a argv
+	while :; do
+		case $1 in
+		--skip) skip=1; shift ;;
+		--stdout) out=$2; shift 2 ;;
+		--log) out=$2; err=1; shift 2 ;;
+		--may-fail) cont=' || :'; shift ;;
+		*) break ;;
+		esac
+	done
 	local dir=$1
 	shift
-	printf '%q ' "$@" >>"$dir/reproduce.sh"
-	printf '\n' >>"$dir/reproduce.sh"
+	argv=(env "${NMX_RECORD_ENV[@]}" "$@")
+	{
+		printf '%q ' "${argv[@]}"
+		[ -z "$out" ] || printf '>%q' "$out"
+		[ -z "$err" ] || printf ' 2>&1'
+		printf '%s\n' "$cont"
+	} >>"$dir/reproduce.sh"
+	[ "$skip" -eq 0 ] || return 0
+	if [ -n "$err" ]; then
+		"${argv[@]}" >"$out" 2>&1
+	elif [ -n "$out" ]; then
+		"${argv[@]}" >"$out"
+	else
+		"${argv[@]}"
+	fi
 }
 
 seconds_since() {

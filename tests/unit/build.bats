@@ -146,3 +146,42 @@ build() { # tree stage
 	[ "$status" -eq 0 ]
 	run ! grep -q 'inputs unchanged' "$CELL/build.log"
 }
+
+@test "reproduce.sh is what ran: replayed in a clean shell, it rebuilds the same artifacts" {
+	setup_fake
+	build fake-good prepare
+	build fake-good configure
+	build fake-good kernel
+	[ "$status" -eq 0 ]
+	local out=$NMX_CACHE/work/fake-good-upstream/out/fake
+	local -a artifacts=("$out/arch/fake/boot/fakeImage" "$out/.config"
+		"$CELL/requested.config" "$CELL/config-check.txt")
+	grep -q '^built .* by notrace-matrix@qemu #1$' "$out/arch/fake/boot/fakeImage"
+	sha256sum "${artifacts[@]}" >"$SCRATCH/run.sha256"
+	# Every command of the reproducer ran in the run, environment included.
+	grep -q "^env CCACHE_DIR=.* CCACHE_BASEDIR=.* make -C .* CC=ccache\\\\ gcc .*KBUILD_BUILD_USER=notrace-matrix .*fakeImage" "$CELL/reproduce.sh"
+	run ! grep -q 'record_command' "$CELL/reproduce.sh"
+	rm -rf "$out" "$CELL/requested.config" "$CELL/config-check.txt"
+	# A clean shell: no NMX_* or CCACHE_* variables, no git identity.
+	mkdir "$SCRATCH/home"
+	run env -i PATH="$PATH" HOME="$SCRATCH/home" bash --noprofile --norc -e "$CELL/reproduce.sh"
+	[ "$status" -eq 0 ]
+	sha256sum -c "$SCRATCH/run.sha256"
+}
+
+@test "reproduce.sh of a rerun that reused every stage still holds every command" {
+	setup_fake
+	build fake-good prepare
+	build fake-good configure
+	build fake-good kernel
+	: >"$CELL/reproduce.sh"
+	build fake-good prepare
+	build fake-good configure
+	build fake-good kernel
+	[ "$status" -eq 0 ]
+	grep -q 'inputs unchanged' "$CELL/build.log"
+	grep -q ' am -q .*0001-fake-Patch-the-README.patch' "$CELL/reproduce.sh"
+	grep -q ' make -C .* tinyconfig' "$CELL/reproduce.sh"
+	grep -q 'merge_config.sh -m' "$CELL/reproduce.sh"
+	grep -q ' make -C .* fakeImage' "$CELL/reproduce.sh"
+}

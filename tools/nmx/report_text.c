@@ -437,7 +437,7 @@ static const char *build_command(const struct cell_run *c)
 	json_array_foreach(json_object_get(c->r, "reproduce"), i, line) {
 		const char *s = json_string_value(line);
 
-		if (s && !strncmp(s, "make ", 5) && strstr(s, " -j")) {
+		if (s && strstr(s, "make -C ") && strstr(s, " -j")) {
 			static char cmd[4096];
 			size_t n;
 
