@@ -39,10 +39,17 @@ unit_tests() {
 	cat "$out/shellcheck.tap"
 	count_tap "$out/shellcheck.tap"
 
-	bats --tap "$TOP/tests/unit" | tee "$out/bats.tap" || true
+	# The unit tests drive nmx built under ASan and UBSan (build.sh and
+	# boot.sh too, through NMX_BIN): a memory error, a leak or undefined
+	# behaviour fails the test that caused it.
+	make -s -C "$TOP/tools/nmx" san/nmx
+	NMX_BIN=$TOP/tools/nmx/san/nmx ASAN_OPTIONS=detect_leaks=1 \
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+		bats --tap "$TOP/tests/unit" | tee "$out/bats.tap" || true
 	count_tap "$out/bats.tap"
 
 	gcc -std=gnu11 -Wall -Wextra -Werror -include string.h -I "$TOP/guest" \
+		-fsanitize=address,undefined -fno-sanitize-recover=all \
 		-o "$out/fgraph_test" "$TOP/tests/fgraph/fgraph_test.c"
 	"$out/fgraph_test" "$TOP/tests/fgraph" | tee "$out/fgraph.tap" || true
 	count_tap "$out/fgraph.tap"

@@ -2,7 +2,8 @@
 # Shared by the unit tests: where things are, and a scratch directory.
 TESTS_DIR=$(cd "$(dirname "${BATS_TEST_FILENAME}")/.." && pwd)
 TOP=$(cd "$TESTS_DIR/.." && pwd)
-NMX="$TOP/tools/nmx/nmx"
+# tests/run.sh points NMX_BIN at the ASan+UBSan build.
+NMX=${NMX_BIN:-$TOP/tools/nmx/nmx}
 
 # `run !` (negated checks that can fail) needs bats 1.5.
 bats_require_minimum_version 1.5.0

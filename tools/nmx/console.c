@@ -307,8 +307,23 @@ static void note_kernel_report(struct verdict *v, const char *s)
 int judge_console(const char *log_path, const char *out_dir, int timed_out,
 		  const struct strlist *xfail, struct verdict *v)
 {
+	FILE *log = fopen(log_path, "rb");
+
+	if (!log) {
+		memset(v, 0, sizeof(*v));
+		fprintf(stderr, "nmx: cannot read %s: %m\n", log_path);
+		return -1;
+	}
+	judge_stream(log, out_dir, timed_out, xfail, v);
+	fclose(log);
+	return 0;
+}
+
+void judge_stream(FILE *log, const char *out_dir, int timed_out,
+		  const struct strlist *xfail, struct verdict *v)
+{
 	struct strlist pending = { 0 };
-	FILE *log, *file = NULL;
+	FILE *file = NULL;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -317,11 +332,6 @@ int judge_console(const char *log_path, const char *out_dir, int timed_out,
 	v->planned = -1;
 	v->uptime_init = v->uptime_done = -1;
 	v->uptime_last = v->uptime_mark = -1;
-	log = fopen(log_path, "rb");
-	if (!log) {
-		fprintf(stderr, "nmx: cannot read %s: %m\n", log_path);
-		return -1;
-	}
 	while ((len = getline(&line, &cap, log)) >= 0) {
 		const char *s;
 
@@ -414,10 +424,8 @@ int judge_console(const char *log_path, const char *out_dir, int timed_out,
 		fclose(file);
 	free(line);
 	strlist_free(&pending);
-	fclose(log);
 	apply_xfails(v, xfail);
 	decide(v, timed_out);
-	return 0;
 }
 
 static json_t *str_or_null(const char *s)

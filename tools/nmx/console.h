@@ -3,6 +3,7 @@
 #ifndef NMX_CONSOLE_H
 #define NMX_CONSOLE_H
 
+#include <stdio.h>
 #include <jansson.h>
 
 #include "matrix.h"
@@ -59,6 +60,9 @@ struct verdict {
  * Returns 0, or -1 when the log cannot be read.
  */
 int judge_console(const char *log_path, const char *out_dir, int timed_out,
+		  const struct strlist *xfail, struct verdict *v);
+/* The same, on an open console stream (the fuzz target's entry point). */
+void judge_stream(FILE *log, const char *out_dir, int timed_out,
 		  const struct strlist *xfail, struct verdict *v);
 
 /*

@@ -392,6 +392,7 @@ int matrix_load(struct matrix *m, const char *path, const char *arches_dir)
 	run = ydoc_get(&y, root, "run");
 	if (ydoc_check_keys(&y, run, "run", run_keys)) {
 		ydoc_free(&y);
+		matrix_free(m);
 		return -1;
 	}
 	err |= get_list(&y, run, "trees", &m->run_trees);
@@ -399,10 +400,20 @@ int matrix_load(struct matrix *m, const char *path, const char *arches_dir)
 	err |= get_list(&y, run, "cells", &m->run_cells);
 	err |= get_list(&y, run, "kconfig", &m->kconfig);
 	err |= check_kconfig_lines(&y, &m->kconfig);
-	s = ydoc_str(ydoc_get(&y, run, "boot_timeout"));
-	m->boot_timeout = s ? atoi(s) : 120;
+	{
+		yaml_node_t *n = ydoc_get(&y, run, "boot_timeout");
+		char *end = NULL;
+		long t = 120;
+
+		s = ydoc_str(n);
+		if (s)
+			t = strtol(s, &end, 10);
+		m->boot_timeout = t > 0 && t < 86400 ? (int)t : 0;
+		if (n && (!s || end == s || *end))
+			m->boot_timeout = 0;
+	}
 	if (m->boot_timeout <= 0) {
-		fprintf(stderr, "%s: run.boot_timeout must be a positive number of seconds\n",
+		fprintf(stderr, "%s: run.boot_timeout must be a number of seconds (1 to 86399)\n",
 			path);
 		err = -1;
 	}

@@ -447,7 +447,8 @@ char *trace_shape(const char *path)
 		roots = realloc(roots, (nroots + 1) * sizeof(*roots));
 		roots[nroots++] = s;
 	}
-	qsort(roots, nroots, sizeof(*roots), cmp_str);
+	if (nroots)	/* qsort(NULL, 0, ...) is undefined */
+		qsort(roots, nroots, sizeof(*roots), cmp_str);
 	for (i = 0; i < nroots; i++)
 		size += strlen(roots[i]) + 1;
 	out = malloc(size);

@@ -1,17 +1,71 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ydoc.h"
 
+/* The largest data file read: matrix.yaml and arch files are a few KiB. */
+#define YDOC_MAX_BYTES (1 << 20)
+
+/*
+ * libyaml keeps every pair of a mapping, and ydoc_get() would quietly take
+ * the first of two equal keys: a duplicate is an error, in any mapping.
+ */
+static int check_duplicates(struct ydoc *y)
+{
+	yaml_node_t *n;
+	int err = 0;
+
+	for (n = y->doc.nodes.start; n < y->doc.nodes.top; n++) {
+		yaml_node_pair_t *a, *b;
+
+		if (n->type != YAML_MAPPING_NODE)
+			continue;
+		for (a = n->data.mapping.pairs.start;
+		     a < n->data.mapping.pairs.top; a++) {
+			const char *ka = ydoc_str(yaml_document_get_node(&y->doc,
+									 a->key));
+
+			if (!ka)
+				continue;
+			for (b = n->data.mapping.pairs.start; b < a; b++) {
+				yaml_node_t *kb = yaml_document_get_node(&y->doc,
+									 b->key);
+
+				if (ydoc_str(kb) && !strcmp(ka, ydoc_str(kb))) {
+					fprintf(stderr, "%s:%d: duplicate key '%s' (first at line %d)\n",
+						y->path, ydoc_line(yaml_document_get_node(
+							&y->doc, a->key)), ka,
+						ydoc_line(kb));
+					err = -1;
+					break;
+				}
+			}
+		}
+	}
+	return err;
+}
+
 int ydoc_load(struct ydoc *y, const char *path)
 {
+	struct stat st;
 	yaml_parser_t parser;
 	FILE *f;
 	int ret = -1;
 
 	memset(y, 0, sizeof(*y));
 	y->path = path;
+	/* Before opening: a FIFO would block fopen(). */
+	if (stat(path, &st)) {
+		fprintf(stderr, "nmx: cannot open %s: %m\n", path);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > YDOC_MAX_BYTES) {
+		fprintf(stderr, "%s: not a regular file of at most %d bytes: not a data file\n",
+			path, YDOC_MAX_BYTES);
+		return -1;
+	}
 	f = fopen(path, "rb");
 	if (!f) {
 		fprintf(stderr, "nmx: cannot open %s: %m\n", path);
@@ -29,9 +83,14 @@ int ydoc_load(struct ydoc *y, const char *path)
 			parser.problem ? parser.problem : "invalid YAML");
 		goto free_parser;
 	}
-	y->loaded = 1;
 	if (!yaml_document_get_root_node(&y->doc)) {
 		fprintf(stderr, "%s: empty document\n", path);
+		yaml_document_delete(&y->doc);
+		goto free_parser;
+	}
+	y->loaded = 1;
+	if (check_duplicates(y)) {
+		ydoc_free(y);
 		goto free_parser;
 	}
 	ret = 0;
