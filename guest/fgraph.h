@@ -69,9 +69,11 @@ static inline int fg_parse_cpu(const char *s)
 	while (fg_is_space(*s))
 		s++;
 	while (*s >= '0' && *s <= '9') {
+		/* Not a CPU column: and cpu * 10 would overflow (fuzzing). */
+		if (++digits > 5)
+			return -1;
 		cpu = cpu * 10 + (*s - '0');
 		s++;
-		digits++;
 	}
 	return digits && *s == ')' ? cpu : -1;
 }

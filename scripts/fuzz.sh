@@ -19,10 +19,11 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SEP=$'\n--8<--\n'
 
 seed_judge() {
-	cp "$TOP"/tests/console/*.log "$1"/
 	local f n=0
-	for f in "$TOP"/tests/report/runs/*/*/*/boot.log; do
-		cp "$f" "$1/run-$((n += 1)).log"
+	for f in "$TOP"/tests/console/*.log "$TOP"/tests/report/runs/*/*/*/boot.log; do
+		cp "$f" "$1/log-$((n += 1)).log"
+		# The guest's part too: inputs are cut at -max_len.
+		sed -n '/^Run \/init/,$p' "$f" >"$1/guest-$n.log"
 	done
 }
 
@@ -56,7 +57,7 @@ fuzz_target() {
 	log=$(mktemp)
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		"$TOP/tools/nmx/fuzz/$name" -runs="$runs" -timeout=10 \
-		-rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+		-rss_limit_mb=2048 -max_len=8192 -print_final_stats=1 \
 		-artifact_prefix="$artifacts" "$corpus" >"$log" 2>&1 || rc=$?
 	local done_line execs secs
 	done_line=$(grep -E '^Done [0-9]+ runs in [0-9]+ second' "$log" || true)

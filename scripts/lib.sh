@@ -8,6 +8,8 @@ NMX_BIN=${NMX_BIN:-$NMX_TOP/tools/nmx/nmx}
 # Another matrix or set of cells (the tests use a fake tree this way).
 NMX_MATRIX=${NMX_MATRIX:-$NMX_TOP/matrix.yaml}
 NMX_ARCHES_DIR=${NMX_ARCHES_DIR:-$NMX_TOP/arches}
+# Where runs go (the tests use a scratch directory).
+NMX_RESULTS=${NMX_RESULTS:-$NMX_TOP/results}
 NMX_START=${NMX_START:-$(date +%s)}
 export NMX_CACHE NMX_START
 

@@ -1,0 +1,114 @@
+#!/usr/bin/env bats
+# matrix.sh as a whole on the fake tree: an interrupted run and --resume,
+# two runs on one cache. The fake cells build but cannot boot (no guest),
+# so each finishes BUILD_FAIL: what matters here is which cells ran.
+
+load helpers
+
+# Three fake cells; fake2 sleeps in its kernel build when $1 is "slow".
+setup_run() {
+	local fake=$TESTS_DIR/fake-tree c
+	tar -C "$fake" -cJf "$SCRATCH/linux-fake.tar.xz" linux-fake
+	mkdir "$SCRATCH/arches"
+	for c in fake fake2 fake3; do
+		sed "s/^name: fake$/name: $c/" "$fake/arches/fake.yaml" >"$SCRATCH/arches/$c.yaml"
+	done
+	[ "${1:-}" = slow ] && sed -i 's/^  - CONFIG_FAKE_WANTED=y/&\n  - CONFIG_FAKE_SLEEP=y/' "$SCRATCH/arches/fake2.yaml"
+	cat >"$SCRATCH/matrix.yaml" <<-YAML
+		trees:
+		  fake-good:
+		    package: nmx-fake-package
+		    tarball: $SCRATCH/linux-fake.tar.xz
+		    series: $fake/series-good
+		    variants: {upstream: {}}
+		run:
+		  trees: [fake-good]
+		  variants: [upstream]
+		  cells: [fake, fake2, fake3]
+	YAML
+	export NMX_MATRIX=$SCRATCH/matrix.yaml NMX_ARCHES_DIR=$SCRATCH/arches
+	export NMX_CACHE=$SCRATCH/cache NMX_RESULTS=$SCRATCH/results
+}
+
+cell_dir() { # cell
+	echo "$NMX_RESULTS/$RUN_ID/fake-good-upstream/$1"
+}
+
+# Start matrix.sh, wait until fake2's build sleeps, then send SIGNAL.
+interrupt_at_fake2() { # signal
+	# A background job ignores SIGINT unless told otherwise.
+	env --default-signal=INT "$TOP/matrix.sh" --no-install >"$SCRATCH/run.log" 2>&1 &
+	local pid=$! _
+	for _ in $(seq 300); do
+		[ -e "$NMX_CACHE/work/fake-good-upstream/out/fake2/sleeping" ] && break
+		sleep 0.1
+	done
+	[ -e "$NMX_CACHE/work/fake-good-upstream/out/fake2/sleeping" ]
+	kill "-$1" "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	RUN_ID=$(basename "$(find "$NMX_RESULTS" -mindepth 1 -maxdepth 1 -type d)")
+}
+
+@test "SIGTERM mid-run: exit 2, the run says which cells finished, the build stopped" {
+	setup_run slow
+	interrupt_at_fake2 TERM
+	[ "$rc" -eq 2 ]
+	grep -q '^interrupted by SIGTERM' "$NMX_RESULTS/$RUN_ID/interrupted.txt"
+	grep -q '^finished: fake-good-upstream/fake$' "$NMX_RESULTS/$RUN_ID/interrupted.txt"
+	grep -q '^not finished: fake-good-upstream/fake2 fake-good-upstream/fake3$' "$NMX_RESULTS/$RUN_ID/interrupted.txt"
+	[ -f "$(cell_dir fake)/result.json" ]
+	[ ! -f "$(cell_dir fake2)/result.json" ]
+	# The sleeping make went with it, and no summary or report claims a run.
+	run ! pgrep -f "sleep 60"
+	[ ! -e "$NMX_RESULTS/$RUN_ID/summary.txt" ]
+}
+
+@test "SIGINT mid-run, then --resume: the finished cell is kept, the rest run, the reports cover all three" {
+	setup_run slow
+	interrupt_at_fake2 INT
+	[ "$rc" -eq 2 ]
+	grep -q '^interrupted by SIGINT' "$NMX_RESULTS/$RUN_ID/interrupted.txt"
+	cp "$(cell_dir fake)/result.json" "$SCRATCH/fake-result.json"
+	sed -i '/CONFIG_FAKE_SLEEP/d' "$SCRATCH/arches/fake2.yaml"
+	run "$TOP/matrix.sh" --no-install --resume "$RUN_ID"
+	[ "$status" -eq 1 ]	# the fake cells cannot boot: BUILD_FAIL
+	[[ "$output" == *"fake (fake-good-upstream): finished before, kept"* ]]
+	cmp "$SCRATCH/fake-result.json" "$(cell_dir fake)/result.json"
+	[ -f "$(cell_dir fake2)/result.json" ]
+	[ -f "$(cell_dir fake3)/result.json" ]
+	[ ! -e "$NMX_RESULTS/$RUN_ID/interrupted.txt" ]
+	[ "$(grep -c 'fake-good' "$NMX_RESULTS/$RUN_ID/summary.txt")" -eq 3 ]
+	grep -q 'fake3' "$NMX_RESULTS/$RUN_ID/junit.xml"
+	grep -q 'fake2' "$NMX_RESULTS/$RUN_ID/report.md"
+	# Only one attempt's records in the cell that was cut off.
+	[ "$(grep -c '^prepare' "$(cell_dir fake2)/stages.tsv")" -eq 1 ]
+}
+
+@test "--resume of a run that does not exist: exit 2, saying so" {
+	setup_run
+	run "$TOP/matrix.sh" --no-install --resume 20260101T000000Z
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no run '20260101T000000Z' to resume"* ]]
+	run "$TOP/matrix.sh" --no-install --resume ../../etc
+	[ "$status" -eq 2 ]
+}
+
+@test "two matrix.sh on one cache: the second refuses (NMX_LOCK_WAIT=0) or waits, nothing mixed" {
+	setup_run
+	mkdir -p "$NMX_CACHE"
+	# Someone holds the cache.
+	flock "$NMX_CACHE/matrix.lock" sleep 3 &
+	local holder=$!
+	sleep 0.5
+	NMX_LOCK_WAIT=0 run "$TOP/matrix.sh" --no-install --cell fake
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"another matrix.sh is using"* ]]
+	[ ! -d "$NMX_RESULTS" ] || [ -z "$(ls "$NMX_RESULTS")" ]
+	# By default it waits for the holder, then runs.
+	run "$TOP/matrix.sh" --no-install --cell fake
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"waiting for it to finish"* ]]
+	wait "$holder"
+	[ "$(grep -c 'fake-good' "$NMX_RESULTS/latest/summary.txt")" -eq 1 ]
+}
