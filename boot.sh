@@ -45,7 +45,7 @@ probe_accel() {
 
 main() {
 	local cell_dir='' kernel dtb_args=() initrd accel rc=0 timed_out=() t0 secs
-	local findings judge_args=()
+	local findings judge_args=() missing
 	local -a cmd
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -62,9 +62,9 @@ main() {
 	cell_dir=$(cd "$cell_dir" && pwd)
 
 	t0=$(date +%s.%N)
-	if ! command -v "$NMX_QEMU_BINARY" >/dev/null; then
-		record_stage "$cell_dir" boot INFRA_FAIL 0 "$NMX_QEMU_BINARY missing"
-		err "$NMX_QEMU_BINARY missing (run ./matrix.sh, which installs it)"
+	if missing=$(missing_tools "$NMX_QEMU_BINARY" timeout); then
+		record_stage "$cell_dir" boot INFRA_FAIL 0 "missing: $missing"
+		err "$NMX_CELL: missing: $missing; ./matrix.sh installs them"
 		exit 2
 	fi
 	kernel=$NMX_OUT/$NMX_KERNEL_IMAGE

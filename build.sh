@@ -27,12 +27,9 @@ fail() {
 }
 
 need_tools() {
-	local tool missing=()
-	for tool in "$@"; do
-		command -v "$tool" >/dev/null 2>&1 || missing+=("$tool")
-	done
-	[ "${#missing[@]}" -eq 0 ] && return 0
-	fail "$STAGE" INFRA_FAIL 0 "missing tools: ${missing[*]} (run ./matrix.sh, which installs them)"
+	local missing
+	missing=$(missing_tools "$@") || return 0
+	fail "$STAGE" INFRA_FAIL 0 "missing: $missing; ./matrix.sh installs them"
 }
 
 # kmake ARGS...: Kbuild as every stage calls it, recorded. The build's
@@ -87,10 +84,29 @@ variant_patches() {
 	done <"$SERIES_DIR/series"
 }
 
+# Is the pristine copy what was unpacked? Its git repository must work
+# and its files match the "pristine" commit (a disk error, a stray edit or
+# a killed unpack leave it otherwise).
+pristine_intact() {
+	local changed
+	git -C "$PRISTINE" rev-parse -q --verify 'pristine^{commit}' >/dev/null 2>&1 ||
+		return 1
+	changed=$(git -C "$PRISTINE" status --porcelain --untracked-files=no 2>/dev/null) ||
+		return 1
+	[ -z "$changed" ]
+}
+
 # A pristine git copy of the Debian tree, one per package version.
 ensure_pristine() {
 	local tmp
-	[ -f "$PRISTINE.ok" ] && return 0
+	if [ -f "$PRISTINE.ok" ]; then
+		pristine_intact && return 0
+		progress "$NMX_CELL: $PRISTINE is damaged (git or files differ from the tarball): unpacking it again"
+		echo "prepare: $PRISTINE damaged; unpacking again" >&2
+		rm -f "$PRISTINE.ok"
+	elif [ -e "$PRISTINE" ] || [ -e "$PRISTINE.tmp" ]; then
+		progress "$NMX_CELL: $PRISTINE was not unpacked completely: unpacking it again"
+	fi
 	progress "$NMX_CELL: unpacking $NMX_TREE_TARBALL into $PRISTINE"
 	rm -rf "$PRISTINE" "$PRISTINE.tmp"
 	mkdir -p "$PRISTINE.tmp" || return 1
@@ -119,6 +135,11 @@ stage_prepare() {
 	[ -r "$NMX_TREE_TARBALL" ] ||
 		fail prepare INFRA_FAIL 0 "$NMX_TREE_TARBALL missing (apt-get install $NMX_TREE_PACKAGE)"
 	ensure_pristine >>"$LOG" 2>&1 || fail prepare INFRA_FAIL "$(seconds_since "$t0")" "cannot unpack the tree (see build.log)"
+	# A worktree of an earlier pristine copy (unpacked again since) is gone.
+	if [ -e "$NMX_SRC" ] && ! git -C "$NMX_SRC" rev-parse --git-dir >/dev/null 2>&1; then
+		echo "prepare: $NMX_SRC belongs to a pristine copy that is gone: made again" >>"$LOG"
+		rm -rf "$NMX_SRC" "$NMX_WORK/series.applied"
+	fi
 	if [ ! -e "$NMX_SRC/.git" ]; then
 		mkdir -p "$NMX_WORK"
 		git -C "$PRISTINE" worktree prune

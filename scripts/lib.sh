@@ -26,6 +26,35 @@ progress() {
 		$((elapsed / 60)) $((elapsed % 60)) "$*" >&2
 }
 
+# package_of TOOL: the Debian package that provides it, for the messages
+# that say what to install.
+package_of() {
+	case $1 in
+	*-linux-gnu*-gcc) echo "gcc-${1%-gcc}" ;;
+	mkimage) echo u-boot-tools ;;
+	qemu-system-x86_64 | qemu-system-i386) echo qemu-system-x86 ;;
+	qemu-system-arm | qemu-system-aarch64) echo qemu-system-arm ;;
+	qemu-system-mips*) echo qemu-system-mips ;;
+	qemu-system-ppc*) echo qemu-system-ppc ;;
+	qemu-system-*) echo qemu-system-misc ;;
+	dpkg-query) echo dpkg ;;
+	xz) echo xz-utils ;;
+	flock) echo util-linux ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# missing_tools TOOL...: "tool (Debian package p), ..." for those not on PATH.
+missing_tools() {
+	local tool missing=''
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null 2>&1 ||
+			missing+="${missing:+, }$tool (Debian package $(package_of "$tool"))"
+	done
+	[ -n "$missing" ] || return 1
+	printf '%s\n' "$missing"
+}
+
 nmx() {
 	"$NMX_BIN" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" "$@"
 }

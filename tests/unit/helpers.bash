@@ -19,3 +19,35 @@ setup() {
 teardown() {
 	rm -rf "$SCRATCH"
 }
+
+# A matrix whose trees are the fake tree as a tarball, with a good and a
+# bad series, and a cache of its own.
+setup_fake() { # extra-kconfig
+	local fake=$TESTS_DIR/fake-tree
+	tar -C "$fake" -cJf "$SCRATCH/linux-fake.tar.xz" linux-fake
+	cat >"$SCRATCH/matrix.yaml" <<-YAML
+		trees:
+		  fake-good:
+		    package: nmx-fake-package
+		    tarball: $SCRATCH/linux-fake.tar.xz
+		    series: $fake/series-good
+		    variants: {upstream: {}}
+		  fake-bad:
+		    package: nmx-fake-package
+		    tarball: $SCRATCH/linux-fake.tar.xz
+		    series: $fake/series-bad
+		    variants: {upstream: {}}
+		run:
+		  trees: [fake-good]
+		  variants: [upstream]
+		  cells: [fake]
+		  kconfig: [${1:-}]
+	YAML
+	export NMX_MATRIX=$SCRATCH/matrix.yaml NMX_ARCHES_DIR=$fake/arches
+	export NMX_CACHE=$SCRATCH/cache
+	CELL=$SCRATCH/cell
+}
+
+build() { # tree stage
+	run "$TOP/build.sh" --stage "$2" --cell-dir "$CELL" "$1" upstream fake
+}

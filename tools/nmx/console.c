@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,6 +285,21 @@ static void add_test(struct verdict *v, struct subtest *t,
 	v->tests[v->nr_tests++] = *t;
 }
 
+/* Close a file the guest framed; remember the first that did not write. */
+static void close_file(struct verdict *v, FILE *file)
+{
+	int err;
+
+	if (!file)
+		return;
+	err = fflush(file) | ferror(file);
+	err |= fclose(file);
+	if (err && !v->write_failed) {
+		v->write_errno = errno;
+		v->write_failed = strdup(v->files.n ? v->files.v[v->files.n - 1] : "?");
+	}
+}
+
 /* Remember the first panic, complaint and init failure the kernel printed. */
 static void note_kernel_report(struct verdict *v, const char *s)
 {
@@ -351,8 +367,7 @@ void judge_stream(FILE *log, const char *out_dir, int timed_out,
 		if (!strncmp(s, "NMX-FILE-BEGIN ", 15)) {
 			const char *name = s + 15;
 
-			if (file)
-				fclose(file);
+			close_file(v, file);
 			file = NULL;
 			if (out_dir && safe_file_name(name) &&
 			    !strlist_has(&v->files, name)) {
@@ -367,8 +382,7 @@ void judge_stream(FILE *log, const char *out_dir, int timed_out,
 			continue;
 		}
 		if (!strncmp(s, "NMX-FILE-END ", 13)) {
-			if (file)
-				fclose(file);
+			close_file(v, file);
 			file = NULL;
 			continue;
 		}
@@ -420,8 +434,7 @@ void judge_stream(FILE *log, const char *out_dir, int timed_out,
 				add_test(v, &t, &pending);
 		}
 	}
-	if (file)
-		fclose(file);
+	close_file(v, file);
 	free(line);
 	strlist_free(&pending);
 	apply_xfails(v, xfail);
@@ -509,6 +522,7 @@ void verdict_free(struct verdict *v)
 	free(v->kernel_error);
 	free(v->no_init);
 	free(v->after_marker);
+	free(v->write_failed);
 	strlist_free(&v->files);
 	memset(v, 0, sizeof(*v));
 }

@@ -45,6 +45,8 @@ struct verdict {
 	long garbage_bytes;
 	int lines;
 	struct strlist files;	/* NMX-FILE blocks written out */
+	char *write_failed;	/* the first of them that could not be written */
+	int write_errno;
 	double uptime_init;	/* guest clock at PID 1's start, or -1 */
 	double uptime_done;	/* and when its tests were done, or -1 */
 	double uptime_last;	/* at the last result (or PID 1's start) */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -502,13 +503,30 @@ static int cmd_qemu_cmd(int argc, char **argv)
 
 /* ---- judge ------------------------------------------------------------ */
 
+/*
+ * Write @j to @path through a temporary file renamed over it: a full disk
+ * or a crash leaves the earlier file whole, never half of a new one.
+ */
 static int write_json(json_t *j, const char *path)
 {
-	int err = json_dump_file(j, path, JSON_INDENT(2) | JSON_SORT_KEYS);
+	char tmp[4200];
+	FILE *f;
+	int err;
 
-	if (err)
-		fprintf(stderr, "nmx: cannot write %s\n", path);
-	return err;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "nmx: cannot write %s: %m\n", tmp);
+		return -1;
+	}
+	err = json_dumpf(j, f, JSON_INDENT(2) | JSON_SORT_KEYS);
+	err |= fflush(f) || ferror(f);
+	if (fclose(f) || err || rename(tmp, path)) {
+		fprintf(stderr, "nmx: cannot write %s: %m\n", path);
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
 }
 
 static int cmd_judge(int argc, char **argv)
@@ -556,7 +574,10 @@ static int cmd_judge(int argc, char **argv)
 	strlist_free(&xfail);
 	j = verdict_json(&v);
 	snprintf(path, sizeof(path), "%s/verdict.json", out);
-	ret = write_json(j, path) ? EXIT_INFRA :
+	if (v.write_failed)
+		fprintf(stderr, "nmx: cannot write %s/%s: %s\n", out,
+			v.write_failed, strerror(v.write_errno));
+	ret = write_json(j, path) || v.write_failed ? EXIT_INFRA :
 	      strcmp(v.status, "PASS") ? EXIT_FAIL : EXIT_PASS;
 	printf("%s: %s\n", v.status, v.reason);
 	json_decref(j);
@@ -733,7 +754,8 @@ static int cmd_result(int argc, char **argv)
 
 static int cmd_summary(int argc, char **argv)
 {
-	char pattern[4096], path[4096];
+	char pattern[4096], path[4096], tmp[4200];
+	int err;
 	int infra = 0, failed = 0, passed = 0;
 	glob_t g;
 	size_t i;
@@ -749,9 +771,10 @@ static int cmd_summary(int argc, char **argv)
 		return EXIT_INFRA;
 	}
 	snprintf(path, sizeof(path), "%s/summary.txt", argv[1]);
-	out = fopen(path, "w");
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	out = fopen(tmp, "w");
 	if (!out) {
-		fprintf(stderr, "nmx: cannot write %s: %m\n", path);
+		fprintf(stderr, "nmx: cannot write %s: %m\n", tmp);
 		globfree(&g);
 		return EXIT_INFRA;
 	}
@@ -801,8 +824,14 @@ static int cmd_summary(int argc, char **argv)
 	}
 	fprintf(out, "\n%d passed, %d failed, %d infrastructure\n", passed,
 		failed, infra);
-	fclose(out);
 	globfree(&g);
+	err = fflush(out) | ferror(out);
+	err |= fclose(out);
+	if (err || rename(tmp, path)) {
+		fprintf(stderr, "nmx: cannot write %s: %m\n", path);
+		unlink(tmp);
+		return EXIT_INFRA;
+	}
 	return infra ? EXIT_INFRA : failed ? EXIT_FAIL : EXIT_PASS;
 }
 

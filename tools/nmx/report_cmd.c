@@ -8,6 +8,7 @@
  *	-b/-a, one variant against another (the same run may be given twice:
  *	"what do the fixes fix").
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,10 +35,11 @@ static int write_report(const char *dir, const char *name,
 		return -1;
 	}
 	err = fn(run, base, f);
-	err |= ferror(f);
+	err |= fflush(f) | ferror(f);
 	err |= fclose(f);
 	if (err || rename(tmp, path)) {
-		fprintf(stderr, "nmx: writing %s failed\n", path);
+		fprintf(stderr, "nmx: writing %s failed: %s\n", path,
+			errno ? strerror(errno) : "error in the report");
 		unlink(tmp);
 		return -1;
 	}
