@@ -90,7 +90,7 @@ main() {
 		esac
 	done
 	[ "${#targets[@]}" -gt 0 ] || targets=(judge fgraph matrix rundir)
-	command -v clang >/dev/null || { echo "fuzz: clang missing (apt-get install clang)" >&2; exit 2; }
+	"$TOP/scripts/install-deps.sh" || exit 2
 	make -s -C "$TOP/tools/nmx" fuzz
 	for target in "${targets[@]}"; do
 		fuzz_target "$target" "$runs" || failed=1

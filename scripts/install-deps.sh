@@ -11,6 +11,8 @@ packages=(
 	qemu-system-arm qemu-system-x86 u-boot-tools
 	# host tools and their tests
 	libyaml-dev libjansson-dev shellcheck bats python3-ply
+	# scripts/fuzz.sh: libFuzzer, ASan and UBSan
+	clang
 	# the reports' tests: XML, KCIDB schema, HTML rendered headless
 	libxml2-utils python3-jsonschema chromium
 )
