@@ -113,3 +113,22 @@ golden_case() { # case
 	grep -q '"status": "ERROR"' "$SCRATCH/run/kcidb.json"
 	xmllint --noout "$SCRATCH/run/junit.xml"
 }
+
+@test "a cell whose subtests all skipped: SKIP in the summary (exit 1), <skipped> in JUnit, SKIP in KCIDB" {
+	local d=$SCRATCH/run/linux-6.1-upstream/arm64
+	mkdir -p "$d"
+	run "$NMX" judge --log "$TESTS_DIR/console/all-skipped.log" --out "$d"
+	[ "$status" -eq 1 ]
+	printf 'prepare\tok\t1\t\nconfigure\tok\t1\t\nkernel\tok\t1\t\nguest\tok\t1\t\nboot\tok\t5\tQEMU exited\n' >"$d/stages.tsv"
+	printf 'cell\tarm64\ntree\tlinux-6.1\nvariant\tupstream\n' >"$d/meta.tsv"
+	"$NMX" result --cell-dir "$d"
+	run "$NMX" summary "$SCRATCH/run"
+	[ "$status" -eq 1 ]
+	grep -q 'arm64 .* SKIP .*no subtest ran: 9 of 9 skipped' "$SCRATCH/run/summary.txt"
+	grep -q '^0 passed, 0 failed, 0 infrastructure, 1 skipped' "$SCRATCH/run/summary.txt"
+	run "$NMX" report "$SCRATCH/run"
+	[ "$status" -eq 0 ]
+	grep -q 'skipped="9"' "$SCRATCH/run/junit.xml"
+	[ "$(grep -o '"status": "SKIP"' "$SCRATCH/run/kcidb.json" | wc -l)" -eq 9 ]
+	grep -q '| arm64 | upstream | SKIP |' "$SCRATCH/run/report.md"
+}

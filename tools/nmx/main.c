@@ -756,7 +756,7 @@ static int cmd_summary(int argc, char **argv)
 {
 	char pattern[4096], path[4096], tmp[4200];
 	int err;
-	int infra = 0, failed = 0, passed = 0;
+	int infra = 0, failed = 0, passed = 0, skipped = 0;
 	glob_t g;
 	size_t i;
 	FILE *out;
@@ -816,14 +816,20 @@ static int cmd_summary(int argc, char **argv)
 			json_string_value(json_object_get(r, "reason")) ?: "");
 		if (!status || !strcmp(status, "INFRA_FAIL"))
 			infra++;
+		else if (!strcmp(status, "SKIP"))
+			skipped++;	/* not a pass: it proved nothing */
 		else if (strcmp(status, "PASS"))
 			failed++;
 		else
 			passed++;
 		json_decref(r);
 	}
-	fprintf(out, "\n%d passed, %d failed, %d infrastructure\n", passed,
+	fprintf(out, "\n%d passed, %d failed, %d infrastructure", passed,
 		failed, infra);
+	if (skipped)
+		fprintf(out, ", %d skipped (all subtests skipped: proved nothing)",
+			skipped);
+	fputc('\n', out);
 	globfree(&g);
 	err = fflush(out) | ferror(out);
 	err |= fclose(out);
@@ -832,7 +838,7 @@ static int cmd_summary(int argc, char **argv)
 		unlink(tmp);
 		return EXIT_INFRA;
 	}
-	return infra ? EXIT_INFRA : failed ? EXIT_FAIL : EXIT_PASS;
+	return infra ? EXIT_INFRA : failed || skipped ? EXIT_FAIL : EXIT_PASS;
 }
 
 int main(int argc, char **argv)
