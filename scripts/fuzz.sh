@@ -4,13 +4,13 @@
 # arch YAML loader, and the run-directory records (nmx result, run_load,
 # the reports).
 #
-#   scripts/fuzz.sh [--runs N] [TARGET...]     (default: 1000000, all)
+#   scripts/fuzz.sh [--runs N] [--record] [TARGET...]   (default: 1000000, all)
 #
 # Seeds come from the recorded logs, traces, data files and runs of the
 # tests; the growing corpus is kept in tests/fuzz/corpus/ (not committed).
 # A crash, leak or timeout leaves its input in tests/fuzz/artifacts/ and
-# makes the script exit 1. Prints one figure line per target, as recorded
-# in benchmarks/fuzz-figures.md.
+# makes the script exit 1. Prints one figure line per target; --record
+# appends them to benchmarks/fuzz-figures.md.
 # The seed_* functions are called by name (fuzz_target: "seed_$name").
 # shellcheck disable=SC2317
 set -euo pipefail
@@ -50,7 +50,7 @@ seed_rundir() {
 
 # fuzz_target NAME RUNS: prints "NAME: N runs in S s, E exec/s, result".
 fuzz_target() {
-	local name=$1 runs=$2 corpus=$TOP/tests/fuzz/corpus/$1 log rc=0
+	local name=$1 runs=$2 corpus=$TOP/tests/fuzz/corpus/$1 log rc=0 figure
 	local artifacts=$TOP/tests/fuzz/artifacts/$1/
 	mkdir -p "$corpus" "$artifacts"
 	[ -n "$(ls -A "$corpus")" ] || "seed_$name" "$corpus"
@@ -67,10 +67,13 @@ fuzz_target() {
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	secs=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log")
 	if [ "$rc" -eq 0 ] && [ -n "$done_line" ]; then
-		printf '%s: %s runs in %s s, %s exec/s, corpus %s, 0 crashes, 0 leaks, 0 timeouts\n' \
+		figure=$(printf '%s: %s runs in %s s, %s exec/s, corpus %s, 0 crashes, 0 leaks, 0 timeouts' \
 			"$name" "${execs:-?}" "${secs:-?}" \
 			"$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log")" \
-			"$(find "$corpus" -type f | wc -l)"
+			"$(find "$corpus" -type f | wc -l)")
+		echo "$figure"
+		[ "$RECORD" -eq 0 ] ||
+			printf '| %s | %s |\n' "$(date -u +%Y-%m-%d)" "$figure" >>"$TOP/benchmarks/fuzz-figures.md"
 		rm -f "$log"
 		return 0
 	fi
@@ -79,14 +82,17 @@ fuzz_target() {
 	return 1
 }
 
+RECORD=0
+
 main() {
 	local runs=1000000 target failed=0
 	local -a targets=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--runs) runs=$2; shift 2 ;;
+		--record) RECORD=1; shift ;;
 		judge | fgraph | matrix | rundir) targets+=("$1"); shift ;;
-		*) echo "usage: $0 [--runs N] [judge|fgraph|matrix|rundir]..." >&2; exit 2 ;;
+		*) echo "usage: $0 [--runs N] [--record] [judge|fgraph|matrix|rundir]..." >&2; exit 2 ;;
 		esac
 	done
 	[ "${#targets[@]}" -gt 0 ] || targets=(judge fgraph matrix rundir)
