@@ -21,8 +21,8 @@ teardown() {
 }
 
 # A matrix whose trees are the fake tree as a tarball, with a good and a
-# bad series, and a cache of its own.
-setup_fake() { # extra-kconfig
+# bad series, and a cache of its own; the run covers CELLS (default fake).
+setup_fake() { # [extra-kconfig [cells]]
 	local fake=$TESTS_DIR/fake-tree
 	tar -C "$fake" -cJf "$SCRATCH/linux-fake.tar.xz" linux-fake
 	cat >"$SCRATCH/matrix.yaml" <<-YAML
@@ -40,7 +40,7 @@ setup_fake() { # extra-kconfig
 		run:
 		  trees: [fake-good]
 		  variants: [upstream]
-		  cells: [fake]
+		  cells: [${2:-fake}]
 		  kconfig: [${1:-}]
 	YAML
 	export NMX_MATRIX=$SCRATCH/matrix.yaml NMX_ARCHES_DIR=$fake/arches

@@ -7,27 +7,14 @@ load helpers
 
 # Three fake cells; fake2 sleeps in its kernel build when $1 is "slow".
 setup_run() {
-	local fake=$TESTS_DIR/fake-tree c
-	tar -C "$fake" -cJf "$SCRATCH/linux-fake.tar.xz" linux-fake
+	local c
+	setup_fake "" "fake, fake2, fake3"
 	mkdir "$SCRATCH/arches"
 	for c in fake fake2 fake3; do
-		sed "s/^name: fake$/name: $c/" "$fake/arches/fake.yaml" >"$SCRATCH/arches/$c.yaml"
+		sed "s/^name: fake$/name: $c/" "$TESTS_DIR/fake-tree/arches/fake.yaml" >"$SCRATCH/arches/$c.yaml"
 	done
 	[ "${1:-}" = slow ] && sed -i 's/^  - CONFIG_FAKE_WANTED=y/&\n  - CONFIG_FAKE_SLEEP=y/' "$SCRATCH/arches/fake2.yaml"
-	cat >"$SCRATCH/matrix.yaml" <<-YAML
-		trees:
-		  fake-good:
-		    package: nmx-fake-package
-		    tarball: $SCRATCH/linux-fake.tar.xz
-		    series: $fake/series-good
-		    variants: {upstream: {}}
-		run:
-		  trees: [fake-good]
-		  variants: [upstream]
-		  cells: [fake, fake2, fake3]
-	YAML
-	export NMX_MATRIX=$SCRATCH/matrix.yaml NMX_ARCHES_DIR=$SCRATCH/arches
-	export NMX_CACHE=$SCRATCH/cache NMX_RESULTS=$SCRATCH/results
+	export NMX_ARCHES_DIR=$SCRATCH/arches NMX_RESULTS=$SCRATCH/results
 }
 
 cell_dir() { # cell
