@@ -335,8 +335,11 @@ stage_guest() {
 	fi
 	printf '# %s is written by build.sh (the guest and its files)\n' \
 		"$dir/initramfs.list" >>"$CELL_DIR/reproduce.sh"
+	# gen_init_cpio stores each file's mtime: the tarball's, for all.
+	recorded "$CELL_DIR" find "$dir" ! -name gen_init_cpio -exec touch -h -d "@$SOURCE_EPOCH" '{}' + >>"$LOG" 2>&1 ||
+		fail guest INFRA_FAIL "$(seconds_since "$t0")" "cannot set the guest files' times"
 	recorded --stdout "$dir/initramfs.cpio" "$CELL_DIR" "$dir/gen_init_cpio" \
-		"$dir/initramfs.list" 2>>"$LOG" ||
+		-t "$SOURCE_EPOCH" "$dir/initramfs.list" 2>>"$LOG" ||
 		fail guest INFRA_FAIL "$(seconds_since "$t0")" "gen_init_cpio failed"
 	record_meta "$CELL_DIR" initramfs_bytes "$(stat -c %s "$dir/initramfs.cpio")"
 	record_stage "$CELL_DIR" guest ok "$(seconds_since "$t0")" "$(file -b "$dir/init" | cut -d, -f1-3)"
@@ -359,10 +362,15 @@ fetch_busybox() {
 
 # gen_init_cpio lines for busybox and the tree's ftracetest.
 busybox_files() {
-	local ft=$NMX_SRC/tools/testing/selftests/ftrace path rel
+	local ft=$NMX_OUT/nmx-guest/ftrace path rel
 	fetch_busybox || return 1
+	# Copies inside the guest's directory, whose file times are fixed.
+	rm -rf "$ft" "$NMX_OUT/nmx-guest/busybox"
+	recorded "$CELL_DIR" cp -r "$NMX_SRC/tools/testing/selftests/ftrace" "$ft" >&2 || return 1
+	recorded "$CELL_DIR" cp "$NMX_CACHE/busybox/$NMX_BUSYBOX/bin/busybox" \
+		"$NMX_OUT/nmx-guest/busybox" >&2 || return 1
 	printf 'dir /bin 0755 0 0\n'
-	printf 'file /bin/busybox %s 0755 0 0\n' "$NMX_CACHE/busybox/$NMX_BUSYBOX/bin/busybox"
+	printf 'file /bin/busybox %s 0755 0 0\n' "$NMX_OUT/nmx-guest/busybox"
 	printf 'slink /bin/sh busybox 0777 0 0\n'
 	printf 'dir /ftrace 0755 0 0\n'
 	while read -r path; do
@@ -419,10 +427,13 @@ main() {
 	/*) SERIES_DIR=$NMX_SERIES_DIR ;;
 	*) SERIES_DIR=$NMX_TOP/$NMX_SERIES_DIR ;;
 	esac
-	# Fixed, so an unchanged tree rebuilds nothing and ccache hits.
-	BUILD_TIMESTAMP="$PKG_VERSION"
-	# The tarball's time, for tools that stamp their output (mkimage).
+	# The tarball's time, for everything that stamps its output: Kbuild
+	# (the banner, and the built-in initramfs, whose gen_initramfs.sh
+	# needs a date it can parse), mkimage, the guest's initramfs. Fixed,
+	# so an unchanged tree rebuilds nothing, ccache hits, and a replay of
+	# reproduce.sh gives the same bytes.
 	SOURCE_EPOCH=$(stat -c %Y "$NMX_TREE_TARBALL" 2>/dev/null || echo 0)
+	BUILD_TIMESTAMP=$(date -u -d "@$SOURCE_EPOCH" '+%Y-%m-%d %H:%M:%S UTC')
 	set_kmake_vars
 	case $stage in
 	prepare | configure | kernel | guest)
