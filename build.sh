@@ -259,6 +259,9 @@ stage_kernel() {
 		kmake --skip headers_install INSTALL_HDR_PATH="$NMX_OUT/nmx-headers"
 	elif ! (
 		rm -f "$NMX_OUT/.nmx-kernel.key"
+		# Kbuild does not remake the built-in initramfs when only the
+		# build timestamp (its files' mtime) changed: make it again.
+		rm -f "$NMX_OUT/usr/initramfs_data.cpio"
 		flock 9
 		kmake -j"$jobs" "${NMX_MAKE_TARGETS[@]}" &&
 			kmake headers_install INSTALL_HDR_PATH="$NMX_OUT/nmx-headers"
