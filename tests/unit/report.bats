@@ -132,3 +132,46 @@ golden_case() { # case
 	[ "$(grep -o '"status": "SKIP"' "$SCRATCH/run/kcidb.json" | wc -l)" -eq 9 ]
 	grep -q '| arm64 | upstream | SKIP |' "$SCRATCH/run/report.md"
 }
+
+# Two trees in one run: linux-6.12-upstream made from the recorded 6.1
+# upstream cells, with one subtest failing on arm64.
+two_tree_run() {
+	local d
+	cp -r "$TESTS_DIR/report/runs/all-pass" "$SCRATCH/run"
+	cp -r "$SCRATCH/run/linux-6.1-upstream" "$SCRATCH/run/linux-6.12-upstream"
+	for d in "$SCRATCH/run/linux-6.12-upstream"/*/; do
+		sed -i 's/"tree": "linux-6.1"/"tree": "linux-6.12"/' "$d/result.json"
+	done
+	python3 - "$SCRATCH/run/linux-6.12-upstream/arm64/result.json" <<-'PY'
+		import json, sys
+		r = json.load(open(sys.argv[1]))
+		for t in r["subtests"]:
+		    if t["name"] == "notrace_nested_inner_only":
+		        t["result"] = "FAIL"
+		json.dump(r, open(sys.argv[1], "w"), indent=2)
+	PY
+}
+
+@test "compare across trees: the same cell of each tree, side by side; a subtest that fails only on the later tree is named" {
+	two_tree_run
+	run "$NMX" compare -b linux-6.1-upstream -a linux-6.12-upstream "$SCRATCH/run" "$SCRATCH/run"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"### arm64, linux-6.1-upstream -> linux-6.12-upstream"* ]]
+	[[ "$output" == *"### x86_64, linux-6.1-upstream -> linux-6.12-upstream"* ]]
+	[[ "$output" == *"notrace_nested_inner_only (PASS -> FAIL)"* ]]
+	[[ "$output" == *"1 regression(s)"* ]]
+	# The seed variant of 6.1 is on neither side.
+	run ! grep -q 'linux-6.1-seed\|, seed' <<<"$output"
+	# A variant alone still pairs each tree with itself.
+	run "$NMX" compare -b upstream -a seed "$SCRATCH/run" "$SCRATCH/run"
+	[[ "$output" == *"### arm64, upstream -> seed"* ]]
+	run ! grep -q 'linux-6.12' <<<"$output"
+}
+
+@test "report across trees: the HTML names both trees where it sets one tree's cell against the other's" {
+	two_tree_run
+	run "$NMX" report "$SCRATCH/run"
+	[ "$status" -eq 0 ]
+	grep -q '<h4>linux-6.1-upstream vs linux-6.12-upstream</h4>' "$SCRATCH/run/report.html"
+	grep -q '<h4>upstream vs seed</h4>' "$SCRATCH/run/report.html"
+}

@@ -2,11 +2,12 @@
 /*
  *   nmx report [--baseline EARLIER_RUN_DIR] RUN_DIR
  *	writes report.html, report.md, junit.xml and kcidb.json into RUN_DIR
- *   nmx compare [-b BEFORE_VARIANT -a AFTER_VARIANT] BEFORE_RUN_DIR AFTER_RUN_DIR
+ *   nmx compare [-b BEFORE -a AFTER] BEFORE_RUN_DIR AFTER_RUN_DIR
  *	prints, per architecture, what was fixed, what regressed and what
  *	changed in the trace shape; exit 1 when something regressed. With
  *	-b/-a, one variant against another (the same run may be given twice:
- *	"what do the fixes fix").
+ *	"what do the fixes fix"), or one tree's variant against another's
+ *	(-b linux-6.1-upstream -a linux-6.12-upstream).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -91,33 +92,63 @@ int cmd_report(int argc, char **argv)
 
 /* ---- compare ---------------------------------------------------------- */
 
-/* Which cells of each run are compared: all, or one variant of each. */
+/*
+ * Which cells of each run are compared: all, or one side of each. A side
+ * is a variant ("upstream": that variant of every tree) or a tree and a
+ * variant ("linux-6.12-upstream"), so that two trees can be compared
+ * cell by cell.
+ */
 struct pairing {
 	const char *before_variant, *after_variant;
 };
 
-static int in_side(const struct cell_run *c, const char *variant)
+/* Does @c belong to @side? *@by_tree: @side named @c's tree too. */
+static int side_has(const struct cell_run *c, const char *side, int *by_tree)
 {
-	return !variant || !strcmp(c->variant, variant);
+	size_t n = strlen(c->tree);
+
+	*by_tree = 0;
+	if (!side || !strcmp(c->variant, side))
+		return 1;
+	if (!strncmp(side, c->tree, n) && side[n] == '-' &&
+	    !strcmp(side + n + 1, c->variant)) {
+		*by_tree = 1;
+		return 1;
+	}
+	return 0;
+}
+
+static int in_side(const struct cell_run *c, const char *side)
+{
+	int by_tree;
+
+	return side_has(c, side, &by_tree);
 }
 
 /*
- * @c's counterpart in @run: the same tree, cell and variant, or with
- * variants named, the same tree and cell in @run's variant.
+ * @c's counterpart in @run: the same tree, cell and variant, or with a
+ * side named, the same cell in that side (in the same tree, unless the
+ * side names its tree).
  */
 static const struct cell_run *same_cell(const struct run *run,
 					const struct cell_run *c,
-					const char *variant)
+					const char *side)
 {
-	int i;
+	int i, by_tree;
 
 	for (i = 0; i < run->nr; i++) {
 		const struct cell_run *o = &run->c[i];
 
-		if (strcmp(o->cell, c->cell) || strcmp(o->tree, c->tree))
+		if (strcmp(o->cell, c->cell))
 			continue;
-		if (variant ? !strcmp(o->variant, variant) :
-			      !strcmp(o->variant, c->variant))
+		if (!side) {
+			if (!strcmp(o->tree, c->tree) &&
+			    !strcmp(o->variant, c->variant))
+				return o;
+			continue;
+		}
+		if (side_has(o, side, &by_tree) &&
+		    (by_tree || !strcmp(o->tree, c->tree)))
 			return o;
 	}
 	return NULL;
@@ -180,7 +211,10 @@ static int compare_cell(const struct cell_run *o, const struct cell_run *n,
 	char **files = NULL, *not_run = NULL;
 	int i, regressed = 0, nfiles = 0, printed = 0, nr_not_run = 0;
 
-	if (strcmp(o->variant, n->variant))
+	if (strcmp(o->tree, n->tree))
+		printf("\n### %s, %s-%s -> %s-%s\n\n", n->cell, o->tree,
+		       o->variant, n->tree, n->variant);
+	else if (strcmp(o->variant, n->variant))
 		printf("\n### %s, %s -> %s\n\n", n->cell, o->variant,
 		       n->variant);
 	else
@@ -271,7 +305,8 @@ int cmd_compare(int argc, char **argv)
 		}
 	}
 	if (argc - optind != 2 || !p.before_variant != !p.after_variant) {
-		fprintf(stderr, "usage: nmx compare [-b BEFORE_VARIANT -a AFTER_VARIANT] BEFORE_RUN_DIR AFTER_RUN_DIR\n");
+		fprintf(stderr, "usage: nmx compare [-b BEFORE -a AFTER] BEFORE_RUN_DIR AFTER_RUN_DIR\n"
+			"  BEFORE, AFTER: a variant (upstream) or a tree and variant (linux-6.12-upstream)\n");
 		return EXIT_INFRA;
 	}
 	if (run_load(&a, argv[optind]))

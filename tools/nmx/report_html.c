@@ -494,7 +494,11 @@ static void variant_pair(FILE *f, const struct run *run,
 	int s, diff = 0, same = 0;
 	size_t i;
 
-	fprintf(f, "<h4>%s vs %s</h4>\n", a->variant, b->variant);
+	/* Two trees: name each side by tree and variant. */
+	const char *la = strcmp(a->tree, b->tree) ? a->tv : a->variant;
+	const char *lb = strcmp(a->tree, b->tree) ? b->tv : b->variant;
+
+	fprintf(f, "<h4>%s vs %s</h4>\n", la, lb);
 	if (strcmp(a->status, b->status))
 		fprintf(f, "<p>Cell status: %s vs %s.</p>\n", a->status,
 			b->status);
@@ -508,7 +512,7 @@ static void variant_pair(FILE *f, const struct run *run,
 			continue;
 		if (!diff++)
 			fprintf(f, "<table><tr><th>subtest</th><th>%s</th><th>%s</th></tr>\n",
-				a->variant, b->variant);
+				la, lb);
 		fputs("<tr><td>", f);
 		put_html(f, run->scen[s]);
 		fprintf(f, "</td><td class=\"v %s\">%s</td><td class=\"v %s\">%s</td></tr>\n",
@@ -535,7 +539,7 @@ static void variant_pair(FILE *f, const struct run *run,
 		if (sa && sb && strcmp(sa, sb)) {
 			fprintf(f, "<p>Trace shape of <code>%s</code> differs:</p>\n",
 				json_string_value(file));
-			shape_diff(f, sa, sb, a->variant, b->variant);
+			shape_diff(f, sa, sb, la, lb);
 			diff++;
 		} else if (sa && sb) {
 			same++;
@@ -547,7 +551,7 @@ static void variant_pair(FILE *f, const struct run *run,
 		same, diff);
 
 	fprintf(f, "<table><tr><th>stack trace</th><th>%s</th><th>%s</th></tr>\n",
-		a->variant, b->variant);
+		la, lb);
 	for (s = 0; s < 2; s++) {
 		const struct cell_run *both[2] = { a, b };
 		int k;
@@ -589,9 +593,22 @@ static void variants(FILE *f, const struct run *run)
 			continue;
 		}
 		first = today_first(run, i, n);
-		for (k = i; k < i + n; k++)
-			if (k != first)
-				variant_pair(f, run, &run->c[first], &run->c[k]);
+		for (k = i; k < i + n; k++) {
+			int base = first, j;
+
+			if (k == first)
+				continue;
+			/*
+			 * Another tree's upstream against the first tree's;
+			 * any other variant against its own tree's upstream.
+			 */
+			for (j = i; j < i + n; j++)
+				if (strcmp(run->c[k].variant, "upstream") &&
+				    !strcmp(run->c[j].variant, "upstream") &&
+				    !strcmp(run->c[j].tree, run->c[k].tree))
+					base = j;
+			variant_pair(f, run, &run->c[base], &run->c[k]);
+		}
 	}
 }
 
@@ -825,7 +842,7 @@ int report_html(const struct run *run, const struct run *base, FILE *f)
 	fputs("<h2>The seed example per architecture</h2>\n<p><code>set_graph_function</code> = the page-fault handler, <code>set_graph_notrace</code> = <code>handle_mm_fault</code>: one fault, traced without and with the filter.</p>\n",
 	      f);
 	seed_example(f, run);
-	fputs("<h2>Variants compared per architecture</h2>\n", f);
+	fputs("<h2>Variants and trees compared per architecture</h2>\n", f);
 	variants(f, run);
 	fputs("<h2>Stage timings and image sizes</h2>\n", f);
 	charts(f, run);
