@@ -38,7 +38,7 @@ struct fg_event {
 	int end;		/* FG_ENTRY: index of its FG_EXIT, or -1 */
 };
 
-#define FG_MAX_DEPTH 64
+#define FG_MAX_DEPTH 256
 
 struct fg_trace {
 	struct fg_event *ev;
@@ -48,6 +48,12 @@ struct fg_trace {
 	/* First structural inconsistency found, or 0 when braces balance. */
 	int bad_line;
 	const char *bad_why;
+	/*
+	 * Set by the caller: depths count from the first event's. Since
+	 * 6.8 the printed depth counts every fgraph user's frames, so a
+	 * root called below functions another user hooked starts deep.
+	 */
+	int rebase;
 };
 
 static inline int fg_is_space(char c)
@@ -95,7 +101,7 @@ static inline void fg_mark_bad(struct fg_trace *t, int line, const char *why)
 static inline void fg_parse(struct fg_trace *t, char *text, int cpu)
 {
 	int stack[FG_MAX_DEPTH];
-	int sp = 0, line = 0;
+	int sp = 0, line = 0, base = -1;
 	char *p = text;
 
 	t->nr = 0;
@@ -134,6 +140,15 @@ static inline void fg_parse(struct fg_trace *t, char *text, int cpu)
 		if (spaces < 2 || (spaces & 1)) {
 			fg_mark_bad(t, line, "indentation is not a whole depth");
 			goto next;
+		}
+		if (t->rebase) {
+			if (base < 0)
+				base = depth;
+			depth -= base;
+			if (depth < 0) {
+				fg_mark_bad(t, line, "shallower than the first call");
+				goto next;
+			}
 		}
 		if (*q == '}') {
 			kind = FG_EXIT;

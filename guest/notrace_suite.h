@@ -18,7 +18,7 @@
 #include "fgraph.h"
 #include "guest.h"
 
-#define SUITE_TESTS 25
+#define SUITE_TESTS 29
 #define MODULE_DIR "/sys/kernel/debug/test_fgraph_notrace/"
 #define SUITE_TRACE_BYTES (256 * 1024)
 #define SUITE_EVENTS 8192
@@ -330,20 +330,82 @@ static void repeat(const char *s, int n)
 		canon_add(s);
 }
 
+/* @v in decimal at the end of @buf (no division: BE8 has no libgcc). */
+static void append_uint(char *buf, size_t size, unsigned int v)
+{
+	static const unsigned int powers[] = { 1000000000, 100000000, 10000000,
+		1000000, 100000, 10000, 1000, 100, 10, 1 };
+	char digits[12];
+	int n = 0;
+	size_t k;
+
+	for (k = 0; k < sizeof(powers) / sizeof(powers[0]); k++) {
+		char d = '0';
+
+		while (v >= powers[k]) {
+			v -= powers[k];
+			d++;
+		}
+		if (d != '0' || n || powers[k] == 1)
+			digits[n++] = d;
+	}
+	digits[n] = '\0';
+	strlcat(buf, digits, size);
+}
+
+/* How many times @word occurs in @text. */
+static int count_of(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+	int count = 0;
+
+	for (; *text; text++)
+		if (!strncmp(text, word, n))
+			count++;
+	return count;
+}
+
+/*
+ * The return stack's size is the kernel's: FTRACE_RETFUNC_DEPTH entries
+ * on 6.1, a page of variable-size frames shared by every fgraph user
+ * since 6.8. Run the recursion deeper than any of them first and count
+ * the frames the trace shows; then put fgnt_deep_pruned in the last one.
+ */
+#define DEPTH_PROBE_LEVELS 200
+
 static void test_depth_limit(void)
 {
 	static char want[CANON_BYTES];
-	int levels = 47, ok;
+	char run[32] = "depth_limit ";
+	int frames, levels, ok;
 
-	/* fgnt_deep_pruned takes the last of FTRACE_RETFUNC_DEPTH slots. */
+	append_uint(run, sizeof(run), DEPTH_PROBE_LEVELS);
+	if (trace_scenario("depth-probe", "fgnt_deep_root", "", run)) {
+		suite_result(0, "notrace_at_ret_stack_limit");
+		return;
+	}
+	frames = 1 + count_of(canon, "fgnt_deep{") + count_of(canon, "fgnt_deep;");
+	printf("# depth-probe: the return stack took %d frame(s) from the root\n",
+	       frames);
+	if (contains(canon, "fgnt_deep_bottom") || frames < 4 ||
+	    suite_trace.bad_line) {
+		printf("# depth-probe: no limit below %d levels, or a broken trace\n",
+		       DEPTH_PROBE_LEVELS);
+		suite_result(0, "notrace_at_ret_stack_limit");
+		return;
+	}
+	/* root + levels + fgnt_deep_bottom + fgnt_deep_pruned, the last. */
+	levels = frames - 3;
 	canon[0] = '\0';
 	canon_add("fgnt_deep_root{");
 	repeat("fgnt_deep{", levels);
 	canon_add("fgnt_deep_bottom{fgnt_after;}");
 	repeat("}", levels + 1);
 	strlcpy(want, canon, sizeof(want));
+	strlcpy(run, "depth_limit ", sizeof(run));
+	append_uint(run, sizeof(run), levels);
 	ok = run_shape("depth-limit", "fgnt_deep_root", "fgnt_deep_pruned",
-		       "depth_limit", want);
+		       run, want);
 	suite_result(ok, "notrace_at_ret_stack_limit");
 }
 
@@ -542,6 +604,209 @@ static void test_sleeper(int return_while_off, const char *name)
 }
 
 /*
+ * Since 6.8 each fgraph registration takes the next of 16 slots of task
+ * variables (FIFO), and the prune state lives in the slot's variable. A
+ * kthread that returns from a pruned function while the tracer is off
+ * leaves its variable dirty; the next registration gets a clean slot, but
+ * the dirty one comes back 16 registrations later. Register the tracer
+ * 17 times after that return, and after each registration the kthread
+ * must be traced. Only the module's functions are hooked
+ * (set_ftrace_filter), so that a registration patches few call sites.
+ */
+#define REREGISTRATIONS 17
+
+static void test_reregistered(void)
+{
+	static const char *const name =
+		"tracer_reregistered_17_times_after_pruned_return";
+	int i, ok = 1, untraced = 0;
+
+	tfs_write("tracing_on", "0");
+	ok &= !set_functions("set_ftrace_filter", "fgnt_*");
+	ok &= !set_functions("set_graph_function", "fgnt_sleeper_after");
+	ok &= !set_functions("set_graph_notrace", "fgnt_sleeper_pruned");
+	ok &= !module_run("sleeper_start");
+	ok &= !tfs_write("current_tracer", "nop\n");
+	ok &= !module_run("sleeper_release");	/* returns while off */
+	for (i = 1; ok && i <= REREGISTRATIONS; i++) {
+		char base[64] = "scenario-rereg-";
+		int irq;
+
+		append_uint(base, sizeof(base), i);
+		ok &= !tfs_write("current_tracer", "function_graph\n");
+		ok &= !tfs_write("trace", "");
+		tfs_write("tracing_on", "1");
+		ok &= !module_run(i == REREGISTRATIONS ? "sleeper_finish" :
+							 "sleeper_poke");
+		tfs_write("tracing_on", "0");
+		irq = capture_trace(base, 0, suite_text, sizeof(suite_text),
+				    &suite_trace, -1);
+		if (irq == -2) {
+			ok = 0;
+			break;
+		}
+		canonicalize(&suite_trace, "fgnt_sleeper_after");
+		drop_irq_markers();
+		if (strncmp(canon, "fgnt_sleeper_after{fgnt_inner{", 30)) {
+			printf("# rereg: registration %d after the pruned return: kthread not traced (got %s)\n",
+			       i, *canon ? canon : "(nothing)");
+			untraced++;
+		}
+		if (i < REREGISTRATIONS)
+			ok &= !tfs_write("current_tracer", "nop\n");
+	}
+	if (ok && i <= REREGISTRATIONS)
+		module_run("sleeper_finish");
+	tfs_write("current_tracer", "function_graph\n");
+	set_functions("set_ftrace_filter", "");
+	printf("# rereg: kthread untraced after %d of %d registration(s)\n",
+	       untraced, REREGISTRATIONS);
+	suite_result(ok && !untraced, name);
+}
+
+/*
+ * tracing_thresh: only returns slower than the threshold are recorded. A
+ * prune ended by a return too quick to be recorded must end all the same
+ * (the 6.12 fix 6ca8379b5d36 "fgraph: Fix thresh_return clear per-task
+ * notrace"); and once the threshold is off, the task is traced as before.
+ */
+static void test_thresh(void)
+{
+	int ok = 1, slow, root;
+
+	tfs_write("tracing_on", "0");
+	/* A threshold re-registers the tracer: let it patch few sites. */
+	ok &= !set_functions("set_ftrace_filter", "fgnt_*");
+	ok &= !set_functions("set_graph_function", "fgnt_thresh_root");
+	ok &= !set_functions("set_graph_notrace", "fgnt_leaf_pruned");
+	/* Every return says whose it is: there are no entries to match. */
+	ok &= !tfs_write("options/funcgraph-tail", "1");
+	/* 1 ms: fgnt_leaf_pruned is far quicker, fgnt_slow spins 2 ticks. */
+	ok &= !tfs_write("tracing_thresh", "1000\n");
+	ok &= !tfs_write("trace", "");
+	tfs_write("tracing_on", "1");
+	ok &= !module_run("thresh");
+	ok &= !module_run("thresh");
+	tfs_write("tracing_on", "0");
+	if (ok && read_file(TRACEFS "trace", suite_text, sizeof(suite_text)) >= 0) {
+		print_file("scenario-thresh.txt", suite_text);
+		slow = count_of(suite_text, "/* fgnt_slow */");
+		root = count_of(suite_text, "/* fgnt_thresh_root */");
+		printf("# thresh: returns recorded: fgnt_slow %d, fgnt_thresh_root %d (want 2 and 2)\n",
+		       slow, root);
+		if (contains(suite_text, "fgnt_leaf_pruned"))
+			printf("# thresh: the pruned function is in the trace\n");
+		ok = slow == 2 && root == 2 &&
+		     !contains(suite_text, "fgnt_leaf_pruned");
+	} else {
+		ok = 0;
+	}
+	ok &= !tfs_write("tracing_thresh", "0\n");
+	ok &= !tfs_write("options/funcgraph-tail", "0");
+	ok &= !set_functions("set_ftrace_filter", "");
+	ok &= run_shape("thresh-after", "fgnt_leaf_root", "fgnt_leaf_pruned",
+			"leaf", "fgnt_leaf_root{fgnt_before;fgnt_after;}");
+	suite_result(ok, "notrace_with_tracing_thresh");
+}
+
+/* Hits of @func in the function profiler's per-CPU tables. */
+static int profile_hits(const char *func)
+{
+	static char stat[16384];
+	char path[64];
+	size_t n = strlen(func);
+	int cpu, hits = 0;
+
+	for (cpu = 0; cpu < 8; cpu++) {
+		const char *p;
+
+		strlcpy(path, TRACEFS "trace_stat/function", sizeof(path));
+		append_uint(path, sizeof(path), cpu);
+		if (read_file(path, stat, sizeof(stat)) < 0)
+			continue;
+		for (p = stat; *p; ) {
+			const char *q = p;
+
+			while (*q == ' ')
+				q++;
+			if (!strncmp(q, func, n) && q[n] == ' ') {
+				int v = 0;
+
+				for (q += n; *q == ' '; q++)
+					;
+				for (; *q >= '0' && *q <= '9'; q++)
+					v = v * 10 + (*q - '0');
+				hits += v;
+			}
+			while (*p && *p != '\n')
+				p++;
+			if (*p)
+				p++;
+		}
+	}
+	return hits;
+}
+
+/*
+ * Two fgraph users at once (since 6.8): the function profiler next to
+ * function_graph, both limited to the module's functions. Pruning in
+ * function_graph must neither hide calls from the profiler nor end early;
+ * and a set_graph_function root entered below four profiled callers (its
+ * depth counts every user's frames, and is kept in two bits) must still
+ * end its subtree when it returns. 6.1 allows one fgraph user at a time.
+ */
+static void test_two_users(void)
+{
+	static const char *const pruned_name =
+		"second_fgraph_user_with_notrace";
+	static const char *const deep_name =
+		"root_entered_deep_with_second_user";
+	int err, ok, leaf_hits, pruned_hits;
+
+	tfs_write("tracing_on", "0");
+	if (set_functions("set_ftrace_filter", "fgnt_*")) {
+		suite_result(0, pruned_name);
+		suite_result(0, deep_name);
+		return;
+	}
+	err = tfs_try_write("function_profile_enabled", "1\n", 2, 0);
+	if (err == -EBUSY) {
+		printf("# two-users: function_profile_enabled: EBUSY next to function_graph: one fgraph user at a time on this kernel\n");
+		ktap_result(1, pruned_name, "SKIP one fgraph user at a time on this kernel");
+		ktap_result(1, deep_name, "SKIP one fgraph user at a time on this kernel");
+		set_functions("set_ftrace_filter", "");
+		return;
+	}
+	if (err) {
+		printf("# two-users: function_profile_enabled: error %d\n", err);
+		suite_result(0, pruned_name);
+		suite_result(0, deep_name);
+		set_functions("set_ftrace_filter", "");
+		return;
+	}
+	/* The trace's depths count the profiler's frames below the root. */
+	suite_trace.rebase = 1;
+	ok = run_shape("two-users-middle", "fgnt_middle_root",
+		       "fgnt_middle_pruned", "middle",
+		       "fgnt_middle_root{fgnt_before;fgnt_after;}");
+	leaf_hits = profile_hits("fgnt_inner_leaf");
+	pruned_hits = profile_hits("fgnt_middle_pruned");
+	printf("# two-users: the profiler counted fgnt_middle_pruned %d, fgnt_inner_leaf %d time(s)\n",
+	       pruned_hits, leaf_hits);
+	suite_result(ok && leaf_hits > 0 && pruned_hits > 0, pruned_name);
+	ok = run_shape("two-users-chain", "fgnt_chain_root", "", "chain",
+		       "fgnt_chain_root{fgnt_inner{fgnt_inner_leaf;}}") &&
+	     !*strays;
+	suite_result(ok, deep_name);
+	suite_trace.rebase = 0;
+	tfs_write("function_profile_enabled", "0\n");
+	set_functions("set_ftrace_filter", "");
+	/* A stuck set_graph_function state must not spill into what follows. */
+	tfs_write("current_tracer", "nop\n");
+	tfs_write("current_tracer", "function_graph\n");
+}
+
+/*
  * The depth-0 call seen right after tracing is switched on: a
  * set_graph_function root that runs while tracing is off must not leave
  * the next call of the task traced.
@@ -674,6 +939,9 @@ static void run_notrace_suite(void)
 	test_sleeper(0, "tracer_toggled_while_sleeping_in_pruned");
 	test_sleeper(1, "tracer_off_while_pruned_returns");
 	test_stray_after_enable();
+	test_reregistered();
+	test_thresh();
+	test_two_users();
 	test_bad_input();
 	set_functions("set_graph_function", "");
 	set_functions("set_graph_notrace", "");

@@ -13,6 +13,7 @@
 
 static struct fg_event events[MAX_EVENTS];
 static int nr_test, nr_failed;
+static int rebase;	/* the next load()'s fg_trace.rebase */
 
 static void check(int ok, const char *what)
 {
@@ -26,7 +27,8 @@ static void check(int ok, const char *what)
 static struct fg_trace load(const char *dir, const char *name, int cpu)
 {
 	static char *text;
-	struct fg_trace t = { .ev = events, .max = MAX_EVENTS };
+	struct fg_trace t = { .ev = events, .max = MAX_EVENTS,
+			      .rebase = rebase };
 	char path[4096];
 	long len;
 	FILE *f;
@@ -118,6 +120,21 @@ int main(int argc, char **argv)
 	t = load(dir, "cpu-column-overflow.txt", 0);
 	check(!t.bad_line && t.nr == 1 && !strcmp(t.ev[0].name, "fgnt_root"),
 	      "a 10-digit CPU column is no CPU column (and no overflow)");
+	/*
+	 * 6.12 with the function profiler as a second fgraph user: the
+	 * depths count the profiler's frames below the root, five here.
+	 */
+	t = load(dir, "two-users-deep-root-6.12-arm64.txt", 0);
+	check(t.bad_line == 5 &&
+	      !strcmp(t.bad_why, "call depth disagrees with open braces"),
+	      "a root printed five levels deep does not balance as it is");
+	rebase = 1;
+	t = load(dir, "two-users-deep-root-6.12-arm64.txt", 0);
+	rebase = 0;
+	check(!t.bad_line && t.nr == 5 && t.ev[0].depth == 0 &&
+	      t.ev[2].depth == 2 && t.ev[0].end == 4,
+	      "rebased on its first call, it balances from depth 0");
+
 	load(dir, "cpu-column-overflow.txt", 0);	/* frees the last text */
 	printf("1..%d\n", nr_test);
 	return nr_failed ? 1 : 0;
