@@ -243,7 +243,7 @@ stage_configure() {
 }
 
 stage_kernel() {
-	local t0 image jobs key skip
+	local t0 image jobs key skip vendor_dtb
 	t0=$(date +%s.%N)
 	need_tools make "${NMX_CROSS_COMPILE}gcc" ccache bc flex bison
 	[ -f "$NMX_OUT/.config" ] || fail kernel INFRA_FAIL 0 "no .config: run the configure stage"
@@ -281,6 +281,16 @@ stage_kernel() {
 			-a "$NMX_UIMAGE_LOAD" -e "$NMX_UIMAGE_LOAD" -n "notrace-matrix $NMX_CELL" \
 			-d "$image" "$NMX_OUT/uImage" >>"$LOG" 2>&1 ||
 			fail kernel BUILD_FAIL "$(seconds_since "$t0")" "mkimage failed"
+	fi
+	if [ -n "$NMX_DTB" ] && [ ! -f "$NMX_OUT/$NMX_DTB" ]; then
+		# Since 6.5 ARM keeps its DTS files in vendor directories
+		# (dts/arm/...): the arch file names the old place.
+		vendor_dtb=$(find "$NMX_OUT/$(dirname "$NMX_DTB")" -mindepth 2 -maxdepth 2 \
+			-name "$(basename "$NMX_DTB")" | sort | head -n 1)
+		if [ -n "$vendor_dtb" ]; then
+			recorded "$CELL_DIR" cp "$vendor_dtb" "$NMX_OUT/$NMX_DTB" >>"$LOG" 2>&1 ||
+				fail kernel BUILD_FAIL "$(seconds_since "$t0")" "cannot copy $vendor_dtb"
+		fi
 	fi
 	if [ -n "$NMX_DTB" ] && [ ! -f "$NMX_OUT/$NMX_DTB" ]; then
 		fail kernel BUILD_FAIL "$(seconds_since "$t0")" "no $NMX_DTB after make"

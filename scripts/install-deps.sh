@@ -4,7 +4,7 @@ set -euo pipefail
 
 packages=(
 	# the kernel tree and what building it takes
-	linux-source-6.1 make gcc bc bison flex libssl-dev libelf-dev cpio
+	linux-source-6.1 linux-source-6.12 make gcc bc bison flex libssl-dev libelf-dev cpio
 	xz-utils git ccache kmod file
 	# cross compilers and the boot side
 	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabi

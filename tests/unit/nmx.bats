@@ -7,19 +7,32 @@
 
 load helpers
 
-@test "default run: four cells of linux-6.1, upstream and seed variants" {
+@test "default run: four cells of each tree, the default variants each tree has" {
 	run nmx cells
 	[ "$status" -eq 0 ]
-	[ "${#lines[@]}" -eq 8 ]
+	[ "${#lines[@]}" -eq 12 ]
 	[ "${lines[0]}" = "linux-6.1 upstream x86_64" ]
 	[ "${lines[3]}" = "linux-6.1 upstream arm-be8" ]
 	[ "${lines[7]}" = "linux-6.1 seed arm-be8" ]
+	[ "${lines[8]}" = "linux-6.12 upstream x86_64" ]
+	[ "${lines[11]}" = "linux-6.12 upstream arm-be8" ]
 }
 
-@test "a variant outside the default run can be asked for" {
+@test "a variant outside the default run can be asked for, in every tree that has it" {
 	run nmx cells --variant unfixed --cell arm64
 	[ "$status" -eq 0 ]
-	[ "$output" = "linux-6.1 unfixed arm64" ]
+	[ "${lines[0]}" = "linux-6.1 unfixed arm64" ]
+	[ "${lines[1]}" = "linux-6.12 unfixed arm64" ]
+	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "a variant some trees lack runs in the others; a tree named with it is an error" {
+	run nmx cells --variant seed --cell arm64
+	[ "$status" -eq 0 ]
+	[ "$output" = "linux-6.1 seed arm64" ]
+	run nmx cells --tree linux-6.12 --variant seed
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"tree linux-6.12 has no variant 'seed'"* ]]
 }
 
 @test "an unknown cell lists the valid ones (exit 2)" {
@@ -37,7 +50,7 @@ load helpers
 @test "an unknown variant is refused" {
 	run nmx cells --variant nosuch
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"tree linux-6.1 has no variant 'nosuch'"* ]]
+	[[ "$output" == *"no tree selected has variant 'nosuch'"* ]]
 }
 
 @test "matrix.yaml: a misspelt key is an error with its line" {

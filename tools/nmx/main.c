@@ -33,6 +33,8 @@ static void usage(FILE *f)
 "\n"
 "  cells [--tree T] [--variant V] [--cell C]...\n"
 "        list 'tree variant cell' lines a run covers (default: matrix.yaml run)\n"
+"  trees\n"
+"        list 'tree series-directory package' lines, one per tree of matrix.yaml\n"
 "  env --tree T --variant V --cell C\n"
 "        shell assignments (NMX_*) describing one cell, for build.sh/boot.sh\n"
 "  fragment --cell C --common FILE -o OUT\n"
@@ -97,7 +99,7 @@ static int cmd_cells(int argc, char **argv)
 	};
 	struct matrix m;
 	size_t i, j, k;
-	int opt, err = 0;
+	int opt, err = 0, named_variants, any_named;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
@@ -109,9 +111,16 @@ static int cmd_cells(int argc, char **argv)
 	}
 	if (matrix_load(&m, matrix_path, arches_dir))
 		return EXIT_INFRA;
+	any_named = variants.n > 0;
+	named_variants = any_named && trees.n > 0;
 	if (!trees.n)
 		for (i = 0; i < m.run_trees.n; i++)
 			strlist_add(&trees, m.run_trees.v[i]);
+	/*
+	 * A variant is run in the trees that have it; one that no selected
+	 * tree has is an error, as is a tree and a variant both named on the
+	 * command line that do not go together.
+	 */
 	if (!variants.n)
 		for (i = 0; i < m.run_variants.n; i++)
 			strlist_add(&variants, m.run_variants.v[i]);
@@ -136,18 +145,33 @@ static int cmd_cells(int argc, char **argv)
 			break;
 		}
 		for (j = 0; j < variants.n; j++)
-			if (!tree_variant(t, variants.v[j])) {
+			if (named_variants && !tree_variant(t, variants.v[j])) {
 				fprintf(stderr, "nmx: tree %s has no variant '%s'\n",
 					t->name, variants.v[j]);
 				err = -1;
 			}
 	}
+	for (j = 0; any_named && j < variants.n && !err; j++) {
+		for (i = 0; i < trees.n; i++)
+			if (tree_variant(matrix_tree(&m, trees.v[i]),
+					 variants.v[j]))
+				break;
+		if (i == trees.n) {
+			fprintf(stderr, "nmx: no tree selected has variant '%s'\n",
+				variants.v[j]);
+			err = -1;
+		}
+	}
 	if (!err)
 		for (i = 0; i < trees.n; i++)
-			for (j = 0; j < variants.n; j++)
+			for (j = 0; j < variants.n; j++) {
+				if (!tree_variant(matrix_tree(&m, trees.v[i]),
+						  variants.v[j]))
+					continue;
 				for (k = 0; k < cells.n; k++)
 					printf("%s %s %s\n", trees.v[i],
 					       variants.v[j], cells.v[k]);
+			}
 	matrix_free(&m);
 	strlist_free(&trees);
 	strlist_free(&variants);
@@ -199,6 +223,24 @@ static int parse_selection(int argc, char **argv, struct selection *s)
 		return -1;
 	}
 	return 0;
+}
+
+static int cmd_trees(int argc, char **argv)
+{
+	struct matrix m;
+	size_t i;
+
+	if (argc > 1) {
+		usage(stderr);
+		return EXIT_INFRA;
+	}
+	if (matrix_load(&m, matrix_path, arches_dir))
+		return EXIT_INFRA;
+	for (i = 0; i < m.nr_trees; i++)
+		printf("%s %s %s\n", m.trees[i].name, m.trees[i].series,
+		       m.trees[i].package);
+	matrix_free(&m);
+	return EXIT_PASS;
 }
 
 static int cmd_env(int argc, char **argv)
@@ -848,6 +890,7 @@ int main(int argc, char **argv)
 		int (*fn)(int argc, char **argv);
 	} cmds[] = {
 		{ "cells", cmd_cells },
+		{ "trees", cmd_trees },
 		{ "env", cmd_env },
 		{ "fragment", cmd_fragment },
 		{ "config-check", cmd_config_check },
