@@ -68,6 +68,10 @@ matrix_test() {
 		echo "matrix: exit $rc (see $summary)"
 		failed=$((failed > 0 ? failed : 1))
 	fi
+	# Each tree's series, through that tree's checkpatch.pl --strict (the
+	# run has unpacked the trees).
+	"$TOP/tests/checkpatch.sh" | tee "$TOP/results/checkpatch.tap" || true
+	count_tap "$TOP/results/checkpatch.tap"
 	# The run's own reports, checked as their readers take them.
 	if [ -d "$TOP/results/latest" ]; then
 		"$TOP/tests/report/check-outputs.sh" "$TOP/results/latest" |
