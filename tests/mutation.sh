@@ -19,7 +19,8 @@ mutations=(
 	"trace-lines-are-reports@tools/nmx/console.c@s/if (!file || !is_trace_data(s))/if (1)/@console.bats@function names in a trace"
 	"poweroff-noise-ignored@tools/nmx/kernel_reports.c@s/^\\t\\t\\treturn 1;\$/\\t\\t\\treturn 0;/@console.bats@power-off lines after the marker"
 	"duplicates-allowed@tools/nmx/ydoc.c@s/if (check_duplicates(y)) {/if (0) {/@hostile_data.bats@duplicate key"
-	"reproducer-without-env@scripts/lib.sh@s/printf '%q ' \"\\\${argv\\[@\\]}\"/printf '%q ' \"\$@\"/@build.bats@reproduce.sh is what ran"
+	# No "@" in these fields (the separator): [.] stands for the [@] of argv.
+	"reproducer-without-env@scripts/lib.sh@s/printf '%q ' \"\\\${argv\\[.\\]}\"/printf '%q ' \"\\\${argv[*]:2}\"/@build.bats@reproduce.sh is what ran"
 	"damage-not-checked@build.sh@s/pristine_intact \\&\\& return 0/return 0/@faults.bats@pristine tree damaged"
 	"resume-redoes-finished@matrix.sh@s/progress \"\$cell (\$tree-\$variant): finished before, kept\"/:/@matrix_run.bats@--resume: the finished"
 	"lock-ignored@matrix.sh@s/flock -n 8 \\&\\& return 0/return 0/@matrix_run.bats@two matrix.sh"
