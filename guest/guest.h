@@ -31,6 +31,41 @@ static int contains(const char *hay, const char *needle)
 	return 0;
 }
 
+/* @v in decimal at the end of @buf (no division: BE8 has no libgcc). */
+static void append_uint(char *buf, size_t size, unsigned int v)
+{
+	static const unsigned int powers[] = { 1000000000, 100000000, 10000000,
+		1000000, 100000, 10000, 1000, 100, 10, 1 };
+	char digits[12];
+	int n = 0;
+	size_t k;
+
+	for (k = 0; k < sizeof(powers) / sizeof(powers[0]); k++) {
+		char d = '0';
+
+		while (v >= powers[k]) {
+			v -= powers[k];
+			d++;
+		}
+		if (d != '0' || n || powers[k] == 1)
+			digits[n++] = d;
+	}
+	digits[n] = '\0';
+	strlcat(buf, digits, size);
+}
+
+/* How many times @word occurs in @text. */
+static int count_of(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+	int count = 0;
+
+	for (; *text; text++)
+		if (!strncmp(text, word, n))
+			count++;
+	return count;
+}
+
 static int nr_test;
 static int nr_failed;
 static int failed_writes;
@@ -186,11 +221,8 @@ static int capture_trace(const char *base, int attempt, char *text,
 	}
 	strlcpy(name, base, sizeof(name));
 	if (attempt) {
-		/* No itoa(): BE8 has no libgcc to divide with. */
-		char n[2] = { (char)('0' + attempt), 0 };
-
 		strlcat(name, ".retry", sizeof(name));
-		strlcat(name, n, sizeof(name));
+		append_uint(name, sizeof(name), attempt);
 	}
 	strlcat(name, ".txt", sizeof(name));
 	print_file(name, text);

@@ -330,41 +330,6 @@ static void repeat(const char *s, int n)
 		canon_add(s);
 }
 
-/* @v in decimal at the end of @buf (no division: BE8 has no libgcc). */
-static void append_uint(char *buf, size_t size, unsigned int v)
-{
-	static const unsigned int powers[] = { 1000000000, 100000000, 10000000,
-		1000000, 100000, 10000, 1000, 100, 10, 1 };
-	char digits[12];
-	int n = 0;
-	size_t k;
-
-	for (k = 0; k < sizeof(powers) / sizeof(powers[0]); k++) {
-		char d = '0';
-
-		while (v >= powers[k]) {
-			v -= powers[k];
-			d++;
-		}
-		if (d != '0' || n || powers[k] == 1)
-			digits[n++] = d;
-	}
-	digits[n] = '\0';
-	strlcat(buf, digits, size);
-}
-
-/* How many times @word occurs in @text. */
-static int count_of(const char *text, const char *word)
-{
-	size_t n = strlen(word);
-	int count = 0;
-
-	for (; *text; text++)
-		if (!strncmp(text, word, n))
-			count++;
-	return count;
-}
-
 /*
  * The return stack's size is the kernel's: FTRACE_RETFUNC_DEPTH entries
  * on 6.1, a page of variable-size frames shared by every fgraph user
