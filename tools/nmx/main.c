@@ -99,7 +99,7 @@ static int cmd_cells(int argc, char **argv)
 	};
 	struct matrix m;
 	size_t i, j, k;
-	int opt, err = 0, named_variants, any_named;
+	int opt, err = 0, variants_named, both_named;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
@@ -111,8 +111,8 @@ static int cmd_cells(int argc, char **argv)
 	}
 	if (matrix_load(&m, matrix_path, arches_dir))
 		return EXIT_INFRA;
-	any_named = variants.n > 0;
-	named_variants = any_named && trees.n > 0;
+	variants_named = variants.n > 0;
+	both_named = variants_named && trees.n > 0;
 	if (!trees.n)
 		for (i = 0; i < m.run_trees.n; i++)
 			strlist_add(&trees, m.run_trees.v[i]);
@@ -145,13 +145,13 @@ static int cmd_cells(int argc, char **argv)
 			break;
 		}
 		for (j = 0; j < variants.n; j++)
-			if (named_variants && !tree_variant(t, variants.v[j])) {
+			if (both_named && !tree_variant(t, variants.v[j])) {
 				fprintf(stderr, "nmx: tree %s has no variant '%s'\n",
 					t->name, variants.v[j]);
 				err = -1;
 			}
 	}
-	for (j = 0; any_named && j < variants.n && !err; j++) {
+	for (j = 0; variants_named && j < variants.n && !err; j++) {
 		for (i = 0; i < trees.n; i++)
 			if (tree_variant(matrix_tree(&m, trees.v[i]),
 					 variants.v[j]))
