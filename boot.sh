@@ -103,7 +103,9 @@ main() {
 	findings=$NMX_TOP/$NMX_SERIES_DIR/FINDINGS.md
 	[ "${NMX_SERIES_DIR:0:1}" = / ] && findings=$NMX_SERIES_DIR/FINDINGS.md
 	if [ -f "$findings" ]; then
-		judge_args+=(--findings "$findings" --cell "$NMX_CELL" --variant "$NMX_VARIANT")
+		# A maintainer's patches are judged by the expectations of the
+		# variant they were applied to.
+		judge_args+=(--findings "$findings" --cell "$NMX_CELL" --variant "$NMX_FINDINGS_VARIANT")
 	fi
 	rc=0
 	recorded --stdout "$cell_dir/verdict.txt" --may-fail "$cell_dir" "$NMX_BIN" \

@@ -72,7 +72,8 @@ inputs_key() {
 	} | sha256sum | cut -c1-16
 }
 
-# The patches of this variant, in series order.
+# The patches of this variant, in series order: the tree's, then those of
+# the extra series (a maintainer's patches, matrix.sh --patches).
 variant_patches() {
 	local name skip
 	while read -r name; do
@@ -82,6 +83,11 @@ variant_patches() {
 		done
 		printf '%s\n' "$SERIES_DIR/$name"
 	done <"$SERIES_DIR/series"
+	[ -n "$NMX_EXTRA_SERIES_DIR" ] || return 0
+	while read -r name; do
+		case $name in '' | '#'*) continue ;; esac
+		printf '%s\n' "$NMX_EXTRA_SERIES_DIR/$name"
+	done <"$NMX_EXTRA_SERIES_DIR/series"
 }
 
 # Is the pristine copy what was unpacked? Its git repository must work
@@ -124,6 +130,70 @@ ensure_pristine() {
 		touch "$PRISTINE.ok"
 }
 
+# A local checkout's files, NUL-separated, relative to it: for a git
+# checkout what git tracks or would track (build outputs are ignored), for
+# any other directory every file. Read only: nothing in it is written.
+local_files() {
+	if git -C "$NMX_TREE_SOURCE" rev-parse --git-dir >/dev/null 2>&1; then
+		git -C "$NMX_TREE_SOURCE" ls-files -z -c -o --exclude-standard
+	else
+		(cd "$NMX_TREE_SOURCE" && find . -mindepth 1 \( -type f -o -type l \) -printf '%P\0')
+	fi
+}
+
+# What the copy of a local checkout depends on: each file's name, size
+# and time. The same files give the same copy, reused across runs.
+local_key() {
+	(cd "$NMX_TREE_SOURCE" && local_files | xargs -0 -r stat --printf '%n %s %Y\n' 2>/dev/null) |
+		sha256sum | cut -c1-16
+}
+
+# What a run used of a local checkout, for the records and the console.
+local_state() {
+	local changed
+	if git -C "$NMX_TREE_SOURCE" rev-parse --git-dir >/dev/null 2>&1; then
+		# --no-optional-locks: git status must not even refresh its index.
+		changed=$(git --no-optional-locks -C "$NMX_TREE_SOURCE" status --porcelain | wc -l)
+		printf 'git %s' "$(git -C "$NMX_TREE_SOURCE" rev-parse --short=12 HEAD 2>/dev/null || echo 'without commits')"
+		[ "$changed" -eq 0 ] || printf ' with %s uncommitted change(s) (the working files are used as they are)' "$changed"
+	else
+		printf 'not a git checkout (its files are used as they are)'
+	fi
+}
+
+# A git copy of a local checkout in the cache, as for a tarball: DIR
+# itself is only read. A copy of a tree that was built in gets make
+# mrproper (Kbuild refuses to build out of a tree that has a .config);
+# only the newest copy is kept.
+ensure_pristine_local() {
+	local old
+	if [ -f "$PRISTINE.ok" ]; then
+		pristine_intact && return 0
+		rm -f "$PRISTINE.ok"
+	fi
+	progress "$NMX_CELL: copying $NMX_TREE_SOURCE ($(local_state)) into $PRISTINE"
+	for old in "$NMX_CACHE"/src/local-*; do
+		case $old in "$PRISTINE" | "$PRISTINE".*) continue ;; esac
+		[ -e "$old" ] && rm -rf "$old"
+	done
+	rm -rf "$PRISTINE" "$PRISTINE.tmp"
+	mkdir -p "$PRISTINE.tmp" || return 1
+	(cd "$NMX_TREE_SOURCE" && local_files | tar --null --no-recursion --ignore-failed-read -cf - -T -) |
+		tar -C "$PRISTINE.tmp" -xf - || return 1
+	if [ -e "$PRISTINE.tmp/.config" ] || [ -e "$PRISTINE.tmp/include/config" ]; then
+		echo "prepare: $NMX_TREE_SOURCE was built in: its copy gets make mrproper" >&2
+		make -s -C "$PRISTINE.tmp" mrproper || return 1
+	fi
+	mv "$PRISTINE.tmp" "$PRISTINE" || return 1
+	git -C "$PRISTINE" init -q &&
+		git -C "$PRISTINE" add -A -f &&
+		git -C "$PRISTINE" -c user.name=notrace-matrix \
+			-c user.email=notrace-matrix@localhost commit -q \
+			-m "local checkout $NMX_TREE_SOURCE: $(local_state) (pristine)" &&
+		git -C "$PRISTINE" tag pristine &&
+		touch "$PRISTINE.ok"
+}
+
 record_tree_version() {
 	record_meta "$CELL_DIR" tree_version "$(sed -n 's/^VERSION = //p;s/^PATCHLEVEL = //p;s/^SUBLEVEL = //p' "$NMX_SRC/Makefile" | paste -sd. -)"
 }
@@ -131,10 +201,17 @@ record_tree_version() {
 stage_prepare() {
 	local stamp want patch t0
 	t0=$(date +%s.%N)
-	need_tools git tar xz dpkg-query
-	[ -r "$NMX_TREE_TARBALL" ] ||
-		fail prepare INFRA_FAIL 0 "$NMX_TREE_TARBALL missing (apt-get install $NMX_TREE_PACKAGE)"
-	ensure_pristine >>"$LOG" 2>&1 || fail prepare INFRA_FAIL "$(seconds_since "$t0")" "cannot unpack the tree (see build.log)"
+	if [ -n "$NMX_TREE_SOURCE" ]; then
+		need_tools git tar make
+		progress "$NMX_CELL: tree $NMX_TREE is $NMX_TREE_SOURCE, $(local_state)"
+		ensure_pristine_local >>"$LOG" 2>&1 ||
+			fail prepare INFRA_FAIL "$(seconds_since "$t0")" "cannot copy $NMX_TREE_SOURCE (see build.log)"
+	else
+		need_tools git tar xz dpkg-query
+		[ -r "$NMX_TREE_TARBALL" ] ||
+			fail prepare INFRA_FAIL 0 "$NMX_TREE_TARBALL missing (apt-get install $NMX_TREE_PACKAGE)"
+		ensure_pristine >>"$LOG" 2>&1 || fail prepare INFRA_FAIL "$(seconds_since "$t0")" "cannot unpack the tree (see build.log)"
+	fi
 	# A worktree of an earlier pristine copy (unpacked again since) is gone.
 	if [ -e "$NMX_SRC" ] && ! git -C "$NMX_SRC" rev-parse --git-dir >/dev/null 2>&1; then
 		echo "prepare: $NMX_SRC belongs to a pristine copy that is gone: made again" >>"$LOG"
@@ -155,7 +232,7 @@ stage_prepare() {
 	} | sha256sum | cut -d' ' -f1)
 	stamp=$NMX_WORK/series.applied
 	printf '# tree: %s unpacked from %s into a git repository tagged "pristine"\n' \
-		"$PRISTINE" "$NMX_TREE_TARBALL" >>"$CELL_DIR/reproduce.sh"
+		"$PRISTINE" "${NMX_TREE_SOURCE:-$NMX_TREE_TARBALL}" >>"$CELL_DIR/reproduce.sh"
 	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
 		[ -z "$(git -C "$NMX_SRC" status --porcelain --untracked-files=no)" ]; then
 		recorded --skip "$CELL_DIR" git -C "$NMX_SRC" checkout -q -f --detach pristine
@@ -402,7 +479,7 @@ record_environment() {
 	record_meta "$CELL_DIR" variant "$NMX_VARIANT"
 	record_meta "$CELL_DIR" description "$NMX_DESCRIPTION"
 	record_meta "$CELL_DIR" kbuild_arch "$NMX_ARCH"
-	record_meta "$CELL_DIR" tree_package "$NMX_TREE_PACKAGE $PKG_VERSION"
+	record_meta "$CELL_DIR" tree_package "${NMX_TREE_PACKAGE:-local checkout} $PKG_VERSION"
 	record_meta "$CELL_DIR" compiler "$("${NMX_CROSS_COMPILE}gcc" --version 2>/dev/null | head -n 1)"
 	record_meta "$CELL_DIR" series "$(variant_patches | xargs -r -n1 basename | paste -sd' ' -)"
 	record_meta "$CELL_DIR" series_subjects "$(variant_patches | while read -r p; do patch_subject "$p"; done | paste -sd'|' -)"
@@ -434,8 +511,13 @@ main() {
 	mkdir -p "$CELL_DIR"
 	CELL_DIR=$(cd "$CELL_DIR" && pwd)
 	LOG=$CELL_DIR/build.log
-	PKG_VERSION=$(dpkg-query -W -f='${Version}' "$NMX_TREE_PACKAGE" 2>/dev/null || echo unknown)
-	PRISTINE=$NMX_CACHE/src/${NMX_TREE_PACKAGE}_$PKG_VERSION
+	if [ -n "$NMX_TREE_SOURCE" ]; then
+		PKG_VERSION="$NMX_TREE_VERSION, $NMX_TREE_SOURCE: $(local_state)"
+		PRISTINE=$NMX_CACHE/src/local-$(local_key)
+	else
+		PKG_VERSION=$(dpkg-query -W -f='${Version}' "$NMX_TREE_PACKAGE" 2>/dev/null || echo unknown)
+		PRISTINE=$NMX_CACHE/src/${NMX_TREE_PACKAGE}_$PKG_VERSION
+	fi
 	case $NMX_SERIES_DIR in
 	/*) SERIES_DIR=$NMX_SERIES_DIR ;;
 	*) SERIES_DIR=$NMX_TOP/$NMX_SERIES_DIR ;;
@@ -445,7 +527,7 @@ main() {
 	# needs a date it can parse), mkimage, the guest's initramfs. Fixed,
 	# so an unchanged tree rebuilds nothing, ccache hits, and a replay of
 	# reproduce.sh gives the same bytes.
-	SOURCE_EPOCH=$(stat -c %Y "$NMX_TREE_TARBALL" 2>/dev/null || echo 0)
+	SOURCE_EPOCH=$(stat -c %Y "${NMX_TREE_SOURCE:+$NMX_TREE_SOURCE/Makefile}${NMX_TREE_TARBALL}" 2>/dev/null || echo 0)
 	BUILD_TIMESTAMP=$(date -u -d "@$SOURCE_EPOCH" '+%Y-%m-%d %H:%M:%S UTC')
 	set_kmake_vars
 	case $stage in

@@ -3,7 +3,24 @@
 # ones named. One failing cell never stops the others.
 #
 #   matrix.sh [--no-install] [--tree T]... [--variant V]... [--cell C]...
+#   matrix.sh [--no-install] --patches PATH [--tree T]... [--cell C]...
+#   matrix.sh [--no-install] --tree DIR [--series T] [--patches PATH] ...
 #   matrix.sh [--no-install] --resume RUN_ID
+#
+# --tree DIR (any argument with a "/": ./linux, ~/src/linux): a kernel
+# checkout of yours instead of a Debian package, run as tree "local" with
+# the series of the tree of its version (matrix.yaml's "version"), or of
+# --series T. It is copied into the cache and built there; DIR itself is
+# only read. A git checkout gives what git tracks or would track, with
+# uncommitted changes as they are (the run says so); another directory
+# all its files.
+#
+# --patches PATH: a maintainer's patches (a directory of git format-patch
+# files, an mbox, or one patch; a bare diff is taken as one commit) run
+# as variant "patched" (upstream with them on top) beside "upstream", on
+# every tree of the run; the run ends with the comparison of the two per
+# architecture (results/<run-id>/patches-compare.md). Exit 1 when the
+# patches regress a scenario, whatever upstream's own verdicts.
 #
 # Results: results/<run-id>/<tree>-<variant>/<cell>/ (build.log, boot.log,
 # config, traces, result.json), results/<run-id>/summary.txt, the reports
@@ -22,8 +39,89 @@ source "$(dirname "${BASH_SOURCE[0]}")/scripts/lib.sh"
 
 usage() {
 	echo "usage: $0 [--no-install] [--tree T]... [--variant V]... [--cell C]..." >&2
+	echo "       $0 [--no-install] --patches PATH [--tree T]... [--cell C]..." >&2
+	echo "       $0 [--no-install] --tree DIR [--series T] [--patches PATH] [--variant V]... [--cell C]..." >&2
 	echo "       $0 [--no-install] --resume RUN_ID" >&2
 	exit 2
+}
+
+# import_patches PATH DEST: PATH's patches as mails git am takes, in DEST
+# with a series file in their order. A directory gives its *.patch,
+# *.diff and *.mbox files in name order; an mbox gives each of its mails;
+# a bare diff (no mail header) becomes a commit named after its file.
+import_patches() {
+	local src=$1 dest=$2 f part n=0 base name
+	local -a files=() parts=()
+	if [ -d "$src" ]; then
+		mapfile -t files < <(find "$src" -maxdepth 1 -type f \
+			\( -name '*.patch' -o -name '*.diff' -o -name '*.mbox' \) | sort)
+		if [ "${#files[@]}" -eq 0 ]; then
+			err "--patches $src: no *.patch, *.diff or *.mbox file in that directory"
+			return 1
+		fi
+	elif [ -f "$src" ] && [ -r "$src" ]; then
+		files=("$src")
+	else
+		err "--patches $src: no such file or directory"
+		return 1
+	fi
+	mkdir -p "$dest/split"
+	: >"$dest/series"
+	for f in "${files[@]}"; do
+		if ! grep -qE '^(diff |--- |\+\+\+ )' "$f"; then
+			err "--patches: $f holds no diff"
+			return 1
+		fi
+		rm -f "$dest/split"/*
+		if head -n 1 "$f" | grep -q '^From '; then
+			git mailsplit -o"$dest/split" "$f" >/dev/null || {
+				err "--patches: $f is not a readable mbox"
+				return 1
+			}
+			parts=("$dest/split"/*)
+		else
+			parts=("$f")
+		fi
+		base=$(basename "$f")
+		base=${base%.*}
+		for part in "${parts[@]}"; do
+			n=$((n + 1))
+			name=$(printf '%04d-%s.patch' "$n" "${base#[0-9][0-9][0-9][0-9]-}")
+			if grep -qm1 '^Subject: ' "$part"; then
+				cp "$part" "$dest/$name"
+			else
+				printf 'From: notrace-matrix <notrace-matrix@localhost>\nSubject: [PATCH] %s\n\n' \
+					"$(basename "$f")" >"$dest/$name"
+				cat "$part" >>"$dest/$name"
+			fi
+			echo "$name" >>"$dest/series"
+		done
+	done
+	rm -rf "$dest/split"
+	cp "$dest/series" "$dest/series.imported-from"
+	printf '# imported from %s\n' "$(realpath "$src")" >>"$dest/series.imported-from"
+}
+
+# The before/after of --patches, per tree and architecture, into
+# RUN_DIR/patches-compare.md. Exit 1: the patches regress a scenario.
+compare_patches() {
+	local out=$RUN_DIR/patches-compare.md tree rc=0 one
+	local -a trees
+	mapfile -t trees < <(cut -d' ' -f1 "$RUN_DIR/plan.tsv" | awk '!seen[$0]++')
+	{
+		printf '# notrace-matrix --patches: upstream -> upstream + the patches\n\n'
+		printf 'Patches (%s):\n\n' "$(tail -n 1 "$NMX_PATCHES/series.imported-from" | sed 's/^# imported from //')"
+		sed 's/^/- /' "$NMX_PATCHES/series"
+	} >"$out"
+	for tree in "${trees[@]}"; do
+		one=0
+		printf '\n# %s\n\n' "$tree" >>"$out"
+		nmx compare -b "$tree-upstream" -a "$tree-patched" "$RUN_DIR" "$RUN_DIR" \
+			>>"$out" || one=$?
+		[ "$one" -le "$rc" ] || rc=$one
+	done
+	cat "$out"
+	return "$rc"
 }
 
 new_run_dir() {
@@ -98,21 +196,49 @@ on_signal() {
 }
 
 main() {
-	local install=1 resume='' rc=0 tree variant cell previous line
+	local install=1 resume='' rc=0 tree variant cell previous line patches=''
+	local local_dir='' series=''
 	local -a select=() plan=() baseline=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--no-install) install=0; shift ;;
-		--tree | --variant | --cell) [ $# -ge 2 ] || usage; select+=("$1" "$2"); shift 2 ;;
+		--tree)
+			[ $# -ge 2 ] || usage
+			if [[ "$2" == */* ]]; then
+				[ -z "$local_dir" ] || { err "one --tree DIR per run"; exit 2; }
+				[ -d "$2" ] || { err "--tree $2: no such directory"; exit 2; }
+				local_dir=$(realpath "$2")
+				select+=(--tree local)
+			else
+				select+=("$1" "$2")
+			fi
+			shift 2
+			;;
+		--variant | --cell) [ $# -ge 2 ] || usage; select+=("$1" "$2"); shift 2 ;;
+		--series) [ $# -ge 2 ] || usage; series=$2; shift 2 ;;
+		--patches) [ $# -ge 2 ] || usage; patches=$2; shift 2 ;;
 		--resume) [ $# -ge 2 ] || usage; resume=$2; shift 2 ;;
 		*) usage ;;
 		esac
 	done
-	[ -z "$resume" ] || [ "${#select[@]}" -eq 0 ] || usage
+	if [ -n "$resume" ] && { [ "${#select[@]}" -gt 0 ] || [ -n "$patches" ]; }; then
+		usage
+	fi
+	if [ -n "$series" ] && [ -z "$local_dir" ]; then
+		err "--series names the series for a --tree DIR; there is none"
+		exit 2
+	fi
+	[ -z "$local_dir" ] || export NMX_LOCAL_TREE=$local_dir NMX_LOCAL_SERIES=$series
+	if [ -n "$patches" ] && [[ " ${select[*]} " == *" --variant "* ]]; then
+		err "--patches runs the variants upstream and patched: no --variant with it"
+		exit 2
+	fi
 	if [ "$install" -eq 1 ]; then
 		"$NMX_TOP/scripts/install-deps.sh" || exit 2
 	fi
 	make -s -C "$NMX_TOP/tools/nmx" >&2 || exit 2
+	# A checkout that is no kernel tree, or of a version no series is for.
+	[ -z "$local_dir" ] || nmx trees >/dev/null || exit 2
 	lock_cache
 	if [ -n "$resume" ]; then
 		RUN_ID=$resume
@@ -121,14 +247,29 @@ main() {
 			err "no run '$RUN_ID' to resume (no $RUN_DIR/plan.tsv)"
 			exit 2
 		fi
+		[ ! -f "$RUN_DIR/patches/series" ] || export NMX_PATCHES=$RUN_DIR/patches
+		if [ -f "$RUN_DIR/local-tree.tsv" ]; then
+			NMX_LOCAL_TREE=$(sed -n 's/^dir\t//p' "$RUN_DIR/local-tree.tsv")
+			NMX_LOCAL_SERIES=$(sed -n 's/^series\t//p' "$RUN_DIR/local-tree.tsv")
+			export NMX_LOCAL_TREE NMX_LOCAL_SERIES
+		fi
 		mapfile -t plan <"$RUN_DIR/plan.tsv"
 		rm -f "$RUN_DIR/interrupted.txt"
 	else
-		mapfile -t plan < <(nmx cells "${select[@]}") || exit 2
-		[ "${#plan[@]}" -gt 0 ] || exit 2
 		RUN_ID=$(new_run_dir)
 		RUN_DIR=$NMX_RESULTS/$RUN_ID
+		if [ -n "$patches" ]; then
+			export NMX_PATCHES=$RUN_DIR/patches
+			import_patches "$patches" "$NMX_PATCHES" || { rm -rf "$RUN_DIR"; exit 2; }
+			select+=(--variant upstream --variant patched)
+		fi
+		if ! mapfile -t plan < <(nmx cells "${select[@]}") || [ "${#plan[@]}" -eq 0 ]; then
+			rm -rf "$RUN_DIR"
+			exit 2
+		fi
 		printf '%s\n' "${plan[@]}" >"$RUN_DIR/plan.tsv"
+		[ -z "$local_dir" ] ||
+			printf 'dir\t%s\nseries\t%s\n' "$local_dir" "$series" >"$RUN_DIR/local-tree.tsv"
 	fi
 	trap 'on_signal INT' INT
 	trap 'on_signal TERM' TERM
@@ -163,6 +304,16 @@ main() {
 	else
 		progress "the reports could not be written"
 		[ "$rc" -ne 0 ] || rc=2
+	fi
+	if [ -n "${NMX_PATCHES:-}" ]; then
+		# The question was "do my patches break it?": the answer is the
+		# exit code, unless the run itself could not be judged.
+		local compare_rc=0
+		compare_patches || compare_rc=$?
+		progress "before/after: $RUN_DIR/patches-compare.md"
+		if [ "$rc" -ne 2 ]; then
+			rc=$compare_rc
+		fi
 	fi
 	progress "run $RUN_ID done, exit $rc"
 	exit "$rc"

@@ -55,8 +55,16 @@ missing_tools() {
 	printf '%s\n' "$missing"
 }
 
+# NMX_PATCHES: the run's copy of a maintainer's patches (matrix.sh
+# --patches); nmx then knows the variant "patched". NMX_LOCAL_TREE: a
+# maintainer's kernel checkout (matrix.sh --tree DIR), the tree "local",
+# with the series of NMX_LOCAL_SERIES or of the tree of its version.
 nmx() {
-	"$NMX_BIN" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" "$@"
+	local -a extra=()
+	[ -z "${NMX_PATCHES:-}" ] || extra+=(-p "$NMX_PATCHES")
+	[ -z "${NMX_LOCAL_TREE:-}" ] || extra+=(-l "$NMX_LOCAL_TREE")
+	[ -z "${NMX_LOCAL_SERIES:-}" ] || extra+=(-s "$NMX_LOCAL_SERIES")
+	"$NMX_BIN" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" "${extra[@]}" "$@"
 }
 
 # Load the NMX_* description of one cell (tree, variant, cell).

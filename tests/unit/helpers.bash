@@ -51,3 +51,34 @@ setup_fake() { # [extra-kconfig [cells]]
 build() { # tree stage
 	run "$TOP/build.sh" --stage "$2" --cell-dir "$CELL" "$1" upstream fake
 }
+
+# The bootable fake cell; the pristine tree boots into CONSOLE's log.
+setup_boot() { # [console-log]
+	setup_fake "" fakeboot
+	if [ -n "${1:-}" ]; then
+		cp -r "$TESTS_DIR/fake-tree/linux-fake" "$SCRATCH/linux-fake"
+		echo "$1" >"$SCRATCH/linux-fake/CONSOLE"
+		tar -C "$SCRATCH" -cJf "$SCRATCH/linux-fake.tar.xz" linux-fake
+	fi
+	export NMX_ARCHES_DIR=$TESTS_DIR/fake-tree/arches-boot
+	export NMX_RESULTS=$SCRATCH/results
+	export PATH=$TESTS_DIR/fake-tree/bin:$PATH
+}
+
+# A diff of CONSOLE from one recorded log to another.
+console_diff() { # from to
+	printf 'diff --git a/CONSOLE b/CONSOLE\n--- a/CONSOLE\n+++ b/CONSOLE\n@@ -1 +1 @@\n-%s\n+%s\n' "$1" "$2"
+}
+
+# The same change as a git format-patch mail.
+console_mail() { # from to subject
+	printf 'From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n'
+	printf 'From: A Maintainer <maintainer@example.org>\nDate: Fri, 4 Dec 2026 07:00:00 +0000\n'
+	printf 'Subject: [PATCH] %s\n\nWhy this change.\n\nSigned-off-by: A Maintainer <maintainer@example.org>\n---\n' "$3"
+	console_diff "$1" "$2"
+	printf -- '-- \n2.39.5\n\n'
+}
+
+run_dir() {
+	echo "$NMX_RESULTS/$(readlink "$NMX_RESULTS/latest")"
+}

@@ -25,16 +25,48 @@ enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_INFRA = 2 };
 
 static const char *matrix_path = DEFAULT_MATRIX;
 static const char *arches_dir = DEFAULT_ARCHES;
+/* -p: a maintainer's patches, run as variant "patched" on top of upstream. */
+static const char *patches_dir;
+/* -l: a maintainer's kernel checkout, run as tree "local"; -s: whose series. */
+static const char *local_dir, *local_series;
+
+#define PATCHED_VARIANT "patched"
+#define PATCHED_BASE "upstream"
+#define LOCAL_TREE "local"
+
+/* matrix.yaml, with the tree -l and the variant -p add. */
+static int load_matrix(struct matrix *m)
+{
+	if (matrix_load(m, matrix_path, arches_dir))
+		return -1;
+	if (local_dir &&
+	    matrix_add_local_tree(m, LOCAL_TREE, local_dir, local_series)) {
+		matrix_free(m);
+		return -1;
+	}
+	if (patches_dir &&
+	    matrix_add_variant(m, PATCHED_VARIANT, PATCHED_BASE, patches_dir)) {
+		matrix_free(m);
+		return -1;
+	}
+	return 0;
+}
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: nmx [-m matrix.yaml] [-a arches-dir] COMMAND [ARGS]\n"
+"usage: nmx [-m matrix.yaml] [-a arches-dir] [-p patches-dir]\n"
+"           [-l kernel-dir [-s series-tree]] COMMAND [ARGS]\n"
+"\n"
+"  -p DIR: every tree with an 'upstream' variant gets a variant 'patched':\n"
+"        upstream with the patches DIR/series names on top\n"
+"  -l DIR: a tree 'local' built from the kernel checkout DIR, with the series\n"
+"        of the tree whose version DIR's Makefile has (or of -s TREE)\n"
 "\n"
 "  cells [--tree T] [--variant V] [--cell C]...\n"
 "        list 'tree variant cell' lines a run covers (default: matrix.yaml run)\n"
 "  trees\n"
-"        list 'tree series-directory package' lines, one per tree of matrix.yaml\n"
+"        list 'tree series-directory package' lines, one per tree (for -l: its directory)\n"
 "  env --tree T --variant V --cell C\n"
 "        shell assignments (NMX_*) describing one cell, for build.sh/boot.sh\n"
 "  fragment --cell C --common FILE -o OUT\n"
@@ -109,7 +141,7 @@ static int cmd_cells(int argc, char **argv)
 		default: return EXIT_INFRA;
 		}
 	}
-	if (matrix_load(&m, matrix_path, arches_dir))
+	if (load_matrix(&m))
 		return EXIT_INFRA;
 	variants_named = variants.n > 0;
 	both_named = variants_named && trees.n > 0;
@@ -234,11 +266,12 @@ static int cmd_trees(int argc, char **argv)
 		usage(stderr);
 		return EXIT_INFRA;
 	}
-	if (matrix_load(&m, matrix_path, arches_dir))
+	if (load_matrix(&m))
 		return EXIT_INFRA;
 	for (i = 0; i < m.nr_trees; i++)
 		printf("%s %s %s\n", m.trees[i].name, m.trees[i].series,
-		       m.trees[i].package);
+		       m.trees[i].package ? m.trees[i].package :
+		       m.trees[i].source);
 	matrix_free(&m);
 	return EXIT_PASS;
 }
@@ -259,7 +292,7 @@ static int cmd_env(int argc, char **argv)
 		fprintf(stderr, "nmx env: --tree and --variant are required\n");
 		return EXIT_INFRA;
 	}
-	if (matrix_load(&m, matrix_path, arches_dir))
+	if (load_matrix(&m))
 		return EXIT_INFRA;
 	if (cell_load(&c, arches_dir, s.cell))
 		goto free_matrix;
@@ -273,9 +306,14 @@ static int cmd_env(int argc, char **argv)
 	sh_var("NMX_TREE", t->name);
 	sh_var("NMX_TREE_PACKAGE", t->package);
 	sh_var("NMX_TREE_TARBALL", t->tarball);
+	sh_var("NMX_TREE_SOURCE", t->source);
+	sh_var("NMX_TREE_VERSION", t->version);
 	sh_var("NMX_SERIES_DIR", t->series);
 	sh_var("NMX_VARIANT", v->name);
 	sh_array("NMX_SKIP_PATCHES", &v->skip_patches);
+	sh_var("NMX_EXTRA_SERIES_DIR", v->extra_series);
+	sh_var("NMX_FINDINGS_VARIANT",
+	       v->findings_variant ? v->findings_variant : v->name);
 	sh_var("NMX_CELL", c.name);
 	sh_var("NMX_DESCRIPTION", c.description);
 	sh_var("NMX_ARCH", c.arch);
@@ -336,7 +374,7 @@ static int cmd_fragment(int argc, char **argv)
 		fprintf(stderr, "nmx fragment: --common and -o are required\n");
 		return EXIT_INFRA;
 	}
-	if (matrix_load(&m, matrix_path, arches_dir))
+	if (load_matrix(&m))
 		return EXIT_INFRA;
 	if (cell_load(&c, arches_dir, s.cell))
 		goto free_matrix;
@@ -904,10 +942,13 @@ int main(int argc, char **argv)
 	size_t i;
 	int opt;
 
-	while ((opt = getopt(argc, argv, "+m:a:h")) != -1) {
+	while ((opt = getopt(argc, argv, "+m:a:p:l:s:h")) != -1) {
 		switch (opt) {
 		case 'm': matrix_path = optarg; break;
 		case 'a': arches_dir = optarg; break;
+		case 'p': patches_dir = optarg; break;
+		case 'l': local_dir = optarg; break;
+		case 's': local_series = optarg; break;
 		case 'h': usage(stdout); return EXIT_PASS;
 		default: usage(stderr); return EXIT_INFRA;
 		}

@@ -308,7 +308,7 @@ void cell_free(struct cell *c)
 
 static const char *const matrix_keys[] = { "trees", "run", NULL };
 static const char *const tree_keys[] = {
-	"package", "tarball", "series", "variants", NULL
+	"package", "tarball", "version", "series", "variants", NULL
 };
 static const char *const variant_keys[] = { "skip_patches", NULL };
 static const char *const run_keys[] = {
@@ -328,6 +328,7 @@ static int load_tree(struct ydoc *y, yaml_node_t *key, yaml_node_t *val,
 	t->package = need_str(y, val, "package", "a tree", &err);
 	t->tarball = need_str(y, val, "tarball", "a tree", &err);
 	t->series = need_str(y, val, "series", "a tree", &err);
+	t->version = dup_or_null(ydoc_str(ydoc_get(y, val, "version")));
 	vars = ydoc_get(y, val, "variants");
 	if (!vars || vars->type != YAML_MAPPING_NODE) {
 		fprintf(stderr, "%s:%d: tree %s needs a 'variants' mapping\n",
@@ -449,11 +450,15 @@ void matrix_free(struct matrix *m)
 		for (j = 0; j < t->nr_variants; j++) {
 			free(t->variants[j].name);
 			strlist_free(&t->variants[j].skip_patches);
+			free(t->variants[j].extra_series);
+			free(t->variants[j].findings_variant);
 		}
 		free(t->variants);
 		free(t->name);
 		free(t->package);
 		free(t->tarball);
+		free(t->source);
+		free(t->version);
 		free(t->series);
 	}
 	free(m->trees);
@@ -482,4 +487,145 @@ struct variant *tree_variant(struct tree *t, const char *name)
 		if (!strcmp(t->variants[i].name, name))
 			return &t->variants[i];
 	return NULL;
+}
+
+int matrix_add_variant(struct matrix *m, const char *name, const char *base,
+		       const char *extra_series)
+{
+	size_t i, k;
+
+	for (i = 0; i < m->nr_trees; i++) {
+		struct tree *t = &m->trees[i];
+		struct variant *b = tree_variant(t, base), *v;
+
+		if (tree_variant(t, name)) {
+			fprintf(stderr, "nmx: tree %s already has a variant '%s'\n",
+				t->name, name);
+			return -1;
+		}
+		if (!b)
+			continue;
+		t->variants = realloc(t->variants,
+				      (t->nr_variants + 1) * sizeof(*v));
+		b = tree_variant(t, base);	/* the array may have moved */
+		v = &t->variants[t->nr_variants++];
+		memset(v, 0, sizeof(*v));
+		v->name = strdup(name);
+		for (k = 0; k < b->skip_patches.n; k++)
+			strlist_add(&v->skip_patches, b->skip_patches.v[k]);
+		v->extra_series = strdup(extra_series);
+		v->findings_variant = strdup(base);
+	}
+	return 0;
+}
+
+/* VERSION.PATCHLEVEL.SUBLEVEL of the kernel tree in @dir, or -1. */
+static int kernel_version(const char *dir, char *out, size_t size)
+{
+	char path[4096], line[256];
+	long v[3] = { -1, -1, 0 };
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/Makefile", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		static const char *const keys[] = {
+			"VERSION = ", "PATCHLEVEL = ", "SUBLEVEL = "
+		};
+		char *end;
+		int k;
+
+		for (k = 0; k < 3; k++) {
+			size_t n = strlen(keys[k]);
+
+			if (strncmp(line, keys[k], n))
+				continue;
+			v[k] = strtol(line + n, &end, 10);
+			if (end == line + n || (*end != '\n' && *end))
+				v[k] = -1;
+		}
+	}
+	fclose(f);
+	if (v[0] < 0 || v[1] < 0 || v[2] < 0)
+		return -1;
+	snprintf(out, size, "%ld.%ld.%ld", v[0], v[1], v[2]);
+	return 0;
+}
+
+int matrix_add_local_tree(struct matrix *m, const char *name, const char *dir,
+			  const char *series_of)
+{
+	char version[64], *abs;
+	struct tree *base = NULL, *t;
+	size_t i, k, bi;
+
+	if (kernel_version(dir, version, sizeof(version))) {
+		fprintf(stderr, "nmx: %s is not a kernel tree (no Makefile with VERSION, PATCHLEVEL and SUBLEVEL)\n",
+			dir);
+		return -1;
+	}
+	if (matrix_tree(m, name)) {
+		fprintf(stderr, "nmx: matrix.yaml already has a tree '%s'\n", name);
+		return -1;
+	}
+	if (series_of) {
+		base = matrix_tree(m, series_of);
+		if (!base) {
+			fprintf(stderr, "nmx: no tree '%s' to take the series of\n",
+				series_of);
+			return -1;
+		}
+	} else {
+		for (i = 0; i < m->nr_trees; i++) {
+			const char *v = m->trees[i].version;
+			size_t n = v ? strlen(v) : 0;
+
+			if (!n || strncmp(version, v, n) || version[n] != '.')
+				continue;
+			if (base) {
+				fprintf(stderr, "nmx: %s is Linux %s; the series of %s and %s are both for it. Name one with --series TREE.\n",
+					dir, version, base->name, m->trees[i].name);
+				return -1;
+			}
+			base = &m->trees[i];
+		}
+		if (!base) {
+			fprintf(stderr, "nmx: %s is Linux %s; no series is for it. Series:",
+				dir, version);
+			for (i = 0; i < m->nr_trees; i++)
+				fprintf(stderr, " %s (%s)", m->trees[i].name,
+					m->trees[i].version ?
+					m->trees[i].version : "no version");
+			fprintf(stderr, ". Name one with --series TREE.\n");
+			return -1;
+		}
+	}
+	abs = realpath(dir, NULL);
+	if (!abs) {
+		fprintf(stderr, "nmx: %s: %m\n", dir);
+		return -1;
+	}
+	bi = base - m->trees;
+	m->trees = realloc(m->trees, (m->nr_trees + 1) * sizeof(*t));
+	base = &m->trees[bi];
+	t = &m->trees[m->nr_trees++];
+	memset(t, 0, sizeof(*t));
+	t->name = strdup(name);
+	t->source = abs;
+	t->version = strdup(version);
+	t->series = strdup(base->series);
+	t->variants = calloc(base->nr_variants, sizeof(*t->variants));
+	t->nr_variants = base->nr_variants;
+	for (i = 0; i < base->nr_variants; i++) {
+		struct variant *from = &base->variants[i], *to = &t->variants[i];
+
+		to->name = strdup(from->name);
+		for (k = 0; k < from->skip_patches.n; k++)
+			strlist_add(&to->skip_patches, from->skip_patches.v[k]);
+		to->extra_series = dup_or_null(from->extra_series);
+		to->findings_variant = dup_or_null(from->findings_variant);
+	}
+	return 0;
 }

@@ -50,12 +50,18 @@ int cell_names(const char *arches_dir, struct strlist *names);
 struct variant {
 	char *name;
 	struct strlist skip_patches;
+	/* Another series applied after the tree's (--patches), or NULL. */
+	char *extra_series;
+	/* The variant whose expected failures apply; NULL: this one. */
+	char *findings_variant;
 };
 
 struct tree {
 	char *name;
-	char *package;
-	char *tarball;
+	char *package;		/* NULL for a local checkout */
+	char *tarball;		/* NULL for a local checkout */
+	char *source;		/* a local checkout's directory, or NULL */
+	char *version;		/* "6.12": the kernel the series is for, or NULL */
 	char *series;		/* directory, relative to the repository */
 	struct variant *variants;
 	size_t nr_variants;
@@ -76,5 +82,21 @@ int matrix_load(struct matrix *m, const char *path, const char *arches_dir);
 void matrix_free(struct matrix *m);
 struct tree *matrix_tree(struct matrix *m, const char *name);
 struct variant *tree_variant(struct tree *t, const char *name);
+/*
+ * Give every tree that has variant @base a variant @name: @base's series
+ * with the patches of @extra_series (a directory with a "series" file) on
+ * top, judged against @base's expected failures. A tree that already has
+ * @name is an error.
+ */
+int matrix_add_variant(struct matrix *m, const char *name, const char *base,
+		       const char *extra_series);
+/*
+ * Add tree @name for the kernel checkout in @dir (its version read from
+ * its Makefile), with the series and variants of tree @series_of, or of
+ * the tree whose version is the checkout's (@series_of NULL). Errors say
+ * what is wrong with @dir.
+ */
+int matrix_add_local_tree(struct matrix *m, const char *name, const char *dir,
+			  const char *series_of);
 
 #endif

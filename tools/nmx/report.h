@@ -59,7 +59,8 @@ int first_of_tv(const struct run *run, int i);
 /*
  * Subtest @name from @before to @after: +1 regressed (it passed, or failed
  * as expected, and now fails or did not run), -1 fixed (it failed and now
- * passes, or fails only as expected), 0 neither. The one definition the
+ * passes, or fails only as expected, or its expected failure now passes:
+ * XPASS), 0 neither. The one definition the
  * HTML, the Markdown and nmx compare share.
  */
 int subtest_change(const struct cell_run *before,

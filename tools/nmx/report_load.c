@@ -267,6 +267,9 @@ int subtest_change(const struct cell_run *before,
 	const char *was = cell_result(before, name);
 	enum grade g0 = verdict_of(was), g1 = grade_in(after, name);
 
+	/* A finding's expected failure that now passes: fixed. */
+	if (g0 == V_XFAIL && !strcmp(cell_result(after, name) ?: "", "XPASS"))
+		return -1;
 	if ((g0 == V_PASS || g0 == V_XFAIL) && g1 <= V_MISSING)
 		return 1;
 	if (was && (g0 == V_FAIL || g0 == V_XFAIL) &&
