@@ -6,6 +6,17 @@
 #   matrix.sh [--no-install] --patches PATH [--tree T]... [--cell C]...
 #   matrix.sh [--no-install] --tree DIR [--series T] [--patches PATH] ...
 #   matrix.sh [--no-install] --resume RUN_ID
+#   matrix.sh [--no-install] --shard RUN_ID [--tree T]... [--variant V]... [--cell C]...
+#   matrix.sh [--no-install] --merge RUN_ID SHARD_RUN_DIR...
+#
+# --shard RUN_ID: one shard of a run that CI spreads over jobs (see nmx
+# plan): the cells selected, into results/RUN_ID (NMX_RESULTS per job),
+# without the run's summary and reports; nmx merge makes the run of all
+# shards. Exit 0 when every cell ran (whatever its verdict: the merged run
+# judges), 2 on infrastructure errors. --merge RUN_ID makes the run
+# results/RUN_ID of the default run's plan from the shards' run
+# directories (nmx merge), and exits as a run does.
+# NMX_INSTALL=0 is --no-install (for CI jobs on a prepared machine).
 #
 # --tree DIR (any argument with a "/": ./linux, ~/src/linux): a kernel
 # checkout of yours instead of a Debian package, run as tree "local" with
@@ -42,6 +53,8 @@ usage() {
 	echo "       $0 [--no-install] --patches PATH [--tree T]... [--cell C]..." >&2
 	echo "       $0 [--no-install] --tree DIR [--series T] [--patches PATH] [--variant V]... [--cell C]..." >&2
 	echo "       $0 [--no-install] --resume RUN_ID" >&2
+	echo "       $0 [--no-install] --shard RUN_ID [--tree T]... [--variant V]... [--cell C]..." >&2
+	echo "       $0 [--no-install] --merge RUN_ID SHARD_RUN_DIR..." >&2
 	exit 2
 }
 
@@ -100,6 +113,27 @@ import_patches() {
 	rm -rf "$dest/split"
 	cp "$dest/series" "$dest/series.imported-from"
 	printf '# imported from %s\n' "$(realpath "$src")" >>"$dest/series.imported-from"
+}
+
+# merge_shards RUN_ID SHARD_RUN_DIR...: the run of the default plan from
+# its shards, reports and all; exit as a run. A shard directory that is
+# not there (its job never uploaded anything) adds no cells: they are
+# reported missing.
+merge_shards() {
+	local run_id=$1 rc=0
+	shift
+	if ! [[ "$run_id" =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]]; then
+		err "--merge $run_id: a run id is letters, digits, '.', '_' and '-'"
+		return 2
+	fi
+	mkdir -p "$NMX_RESULTS"
+	nmx cells >"$NMX_RESULTS/$run_id.plan.tsv" || return 2
+	nmx merge --plan "$NMX_RESULTS/$run_id.plan.tsv" --out "$NMX_RESULTS/$run_id" "$@" || rc=$?
+	rm -f "$NMX_RESULTS/$run_id.plan.tsv"
+	[ ! -d "$NMX_RESULTS/$run_id" ] || ln -sfn "$run_id" "$NMX_RESULTS/latest"
+	cat "$NMX_RESULTS/$run_id/summary.txt" 2>/dev/null || true
+	progress "run $run_id merged from $# shard(s), exit $rc"
+	return "$rc"
 }
 
 # The before/after of --patches, per tree and architecture, into
@@ -197,7 +231,9 @@ on_signal() {
 
 main() {
 	local install=1 resume='' rc=0 tree variant cell previous line patches=''
-	local local_dir='' series=''
+	local local_dir='' series='' shard='' merge=''
+	local -a shards=()
+	[ "${NMX_INSTALL:-1}" != 0 ] || install=0
 	local -a select=() plan=() baseline=()
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -218,11 +254,26 @@ main() {
 		--series) [ $# -ge 2 ] || usage; series=$2; shift 2 ;;
 		--patches) [ $# -ge 2 ] || usage; patches=$2; shift 2 ;;
 		--resume) [ $# -ge 2 ] || usage; resume=$2; shift 2 ;;
+		--shard) [ $# -ge 2 ] || usage; shard=$2; shift 2 ;;
+		--merge) [ $# -ge 2 ] || usage; merge=$2; shift 2; shards=("$@"); shift $# ;;
 		*) usage ;;
 		esac
 	done
 	if [ -n "$resume" ] && { [ "${#select[@]}" -gt 0 ] || [ -n "$patches" ]; }; then
 		usage
+	fi
+	if [ -n "$shard" ]; then
+		if [ -n "$resume" ] || [ -n "$patches" ]; then
+			usage
+		fi
+		if ! [[ "$shard" =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]]; then
+			err "--shard $shard: a run id is letters, digits, '.', '_' and '-'"
+			exit 2
+		fi
+		if [ -e "$NMX_RESULTS/$shard/plan.tsv" ]; then
+			err "--shard $shard: $NMX_RESULTS/$shard already holds a run (give each job its own NMX_RESULTS)"
+			exit 2
+		fi
 	fi
 	if [ -n "$series" ] && [ -z "$local_dir" ]; then
 		err "--series names the series for a --tree DIR; there is none"
@@ -237,6 +288,10 @@ main() {
 		"$NMX_TOP/scripts/install-deps.sh" || exit 2
 	fi
 	make -s -C "$NMX_TOP/tools/nmx" >&2 || exit 2
+	if [ -n "$merge" ]; then
+		merge_shards "$merge" "${shards[@]}"
+		exit
+	fi
 	# A checkout that is no kernel tree, or of a version no series is for.
 	[ -z "$local_dir" ] || nmx trees >/dev/null || exit 2
 	lock_cache
@@ -256,7 +311,13 @@ main() {
 		mapfile -t plan <"$RUN_DIR/plan.tsv"
 		rm -f "$RUN_DIR/interrupted.txt"
 	else
-		RUN_ID=$(new_run_dir)
+		if [ -n "$shard" ]; then
+			RUN_ID=$shard
+			mkdir -p "$NMX_RESULTS/$RUN_ID"
+			touch "$NMX_RESULTS/$RUN_ID/shard"
+		else
+			RUN_ID=$(new_run_dir)
+		fi
 		RUN_DIR=$NMX_RESULTS/$RUN_ID
 		if [ -n "$patches" ]; then
 			export NMX_PATCHES=$RUN_DIR/patches
@@ -290,6 +351,10 @@ main() {
 		CELL_PID=
 	done
 	trap - INT TERM
+	if [ -f "$RUN_DIR/shard" ]; then
+		progress "shard $RUN_ID done: ${#plan[@]} cell(s) in $RUN_DIR; nmx merge makes the run"
+		exit 0
+	fi
 	previous=$(readlink "$NMX_RESULTS/latest" 2>/dev/null || true)
 	[ "$previous" != "$RUN_ID" ] || previous=''
 	ln -sfn "$RUN_ID" "$NMX_RESULTS/latest"

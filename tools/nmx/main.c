@@ -13,15 +13,15 @@
 
 #include <jansson.h>
 
+#include "commands.h"
 #include "console.h"
 #include "matrix.h"
+#include "plan.h"
 #include "report.h"
 
 #define DEFAULT_MATRIX "matrix.yaml"
 #define DEFAULT_ARCHES "arches"
 
-/* Exit codes, as TuxRun uses them. */
-enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_INFRA = 2 };
 
 static const char *matrix_path = DEFAULT_MATRIX;
 static const char *arches_dir = DEFAULT_ARCHES;
@@ -84,7 +84,12 @@ static void usage(FILE *f)
 "  report [--baseline EARLIER_RUN_DIR] RUN_DIR\n"
 "        write RUN_DIR/report.html, report.md, junit.xml and kcidb.json\n"
 "  compare [-b BEFORE_VARIANT -a AFTER_VARIANT] BEFORE_RUN_DIR AFTER_RUN_DIR\n"
-"        per architecture: fixed, regressed, trace shape changed; exit 1 on a regression\n");
+"        per architecture: fixed, regressed, trace shape changed; exit 1 on a regression\n"
+"  plan gitlab\n"
+"        the default run as a GitLab CI pipeline: a shard job per tree and cell, then the merge\n"
+"  merge --plan PLAN.tsv --out RUN_DIR SHARD_RUN_DIR...\n"
+"        one run from shards (matrix.sh --shard): their cells, the planned cells\n"
+"        none reported as missing; then summary and reports; exits as summary\n");
 }
 
 static void sh_quote(FILE *f, const char *s)
@@ -209,6 +214,24 @@ static int cmd_cells(int argc, char **argv)
 	strlist_free(&variants);
 	strlist_free(&cells);
 	return err ? EXIT_INFRA : EXIT_PASS;
+}
+
+/* ---- plan ------------------------------------------------------------- */
+
+static int cmd_plan(int argc, char **argv)
+{
+	struct matrix m;
+	int ret;
+
+	if (argc != 2 || strcmp(argv[1], "gitlab")) {
+		fprintf(stderr, "usage: nmx plan gitlab\n");
+		return EXIT_INFRA;
+	}
+	if (load_matrix(&m))
+		return EXIT_INFRA;
+	ret = plan_gitlab(&m, stdout) || fflush(stdout) ? EXIT_INFRA : EXIT_PASS;
+	matrix_free(&m);
+	return ret;
 }
 
 /* ---- env -------------------------------------------------------------- */
@@ -747,7 +770,7 @@ static json_t *read_lines(const char *path)
 	return a;
 }
 
-static int cmd_result(int argc, char **argv)
+int cmd_result(int argc, char **argv)
 {
 	struct stage_walk w = { 0 };
 	json_t *r, *meta, *verdict = NULL;
@@ -832,7 +855,7 @@ static int cmd_result(int argc, char **argv)
 
 /* ---- summary ---------------------------------------------------------- */
 
-static int cmd_summary(int argc, char **argv)
+int cmd_summary(int argc, char **argv)
 {
 	char pattern[4096], path[4096], tmp[4200];
 	int err;
@@ -938,6 +961,8 @@ int main(int argc, char **argv)
 		{ "summary", cmd_summary },
 		{ "report", cmd_report },
 		{ "compare", cmd_compare },
+		{ "merge", cmd_merge },
+		{ "plan", cmd_plan },
 	};
 	size_t i;
 	int opt;

@@ -99,7 +99,4 @@ int report_md(const struct run *run, const struct run *base, FILE *f);
 int report_junit(const struct run *run, FILE *f);
 int report_kcidb(const struct run *run, FILE *f);
 
-int cmd_report(int argc, char **argv);
-int cmd_compare(int argc, char **argv);
-
 #endif

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "commands.h"
 #include "report.h"
 
-enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_INFRA = 2 };
 
 /* Written to a temporary name first: a reader never sees half a report. */
 static int write_report(const char *dir, const char *name,

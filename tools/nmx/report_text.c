@@ -451,8 +451,19 @@ static const char *build_command(const struct cell_run *c)
 	return NULL;
 }
 
+/* A planned cell no shard reported (nmx merge): nothing about it is known. */
+static int cell_never_reported(const struct cell_run *c)
+{
+	const char *stage = json_string_value(json_object_get(c->r,
+							      "failed_stage"));
+
+	return stage && !strcmp(stage, "shard");
+}
+
 static const char *kcidb_build_status(const struct cell_run *c)
 {
+	if (cell_never_reported(c))
+		return "MISS";
 	if (is_build_status(c->status))
 		return "FAIL";
 	return cell_built(c) ? "PASS" : "ERROR";
@@ -468,7 +479,7 @@ static const char *kcidb_test_status(const struct cell_run *c,
 			return "SKIP";
 		return "FAIL";	/* FAIL, XPASS, and XFAIL (see misc) */
 	}
-	if (!strcmp(c->status, "TIMEOUT"))
+	if (!strcmp(c->status, "TIMEOUT") || cell_never_reported(c))
 		return "MISS";
 	if (is_error_status(c->status))
 		return "ERROR";
