@@ -15,7 +15,26 @@ packages=(
 	clang
 	# the reports' tests: XML, KCIDB schema, HTML rendered headless
 	libxml2-utils python3-jsonschema chromium
+	# npm, for gitlab-ci-local (the pipeline's tests)
+	nodejs
 )
+
+# shellcheck source=scripts/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+# gitlab-ci-local runs the generated .gitlab-ci.yml here (tests/unit/
+# gitlab.bats; the README). 4.66.1: later versions crash on Node 20. Into
+# the cache, from the npm registry, as whoever runs this.
+GITLAB_CI_LOCAL_VERSION=4.66.1
+install_gitlab_ci_local() {
+	local dir=$NMX_CACHE/npm
+	[ "$("$dir/node_modules/.bin/gitlab-ci-local" --version 2>/dev/null)" = "$GITLAB_CI_LOCAL_VERSION" ] &&
+		return 0
+	command -v npm >/dev/null || return 0	# said by the package check
+	echo "notrace-matrix: installing gitlab-ci-local@$GITLAB_CI_LOCAL_VERSION into $dir" >&2
+	mkdir -p "$dir"
+	npm install --no-audit --no-fund --prefix "$dir" "gitlab-ci-local@$GITLAB_CI_LOCAL_VERSION" >&2
+}
 
 # The guests' static busybox comes from Debian's packages of these
 # architectures (there is none for big-endian ARM).
@@ -38,15 +57,19 @@ main() {
 			grep -q 'install ok installed' || missing+=("$pkg")
 	done
 	if [ "$(id -u)" -ne 0 ]; then
-		[ "${#missing[@]}" -eq 0 ] && return 0
-		echo "notrace-matrix: need root to install ${missing[*]}" >&2
-		return 2
+		if [ "${#missing[@]}" -gt 0 ]; then
+			echo "notrace-matrix: need root to install ${missing[*]}" >&2
+			return 2
+		fi
+	else
+		add_foreign_archs
+		if [ "${#missing[@]}" -gt 0 ]; then
+			echo "notrace-matrix: installing ${missing[*]}" >&2
+			apt-get update -q
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+		fi
 	fi
-	add_foreign_archs
-	[ "${#missing[@]}" -eq 0 ] && return 0
-	echo "notrace-matrix: installing ${missing[*]}" >&2
-	apt-get update -q
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+	install_gitlab_ci_local
 }
 
 main "$@"

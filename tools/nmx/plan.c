@@ -72,7 +72,7 @@ int plan_gitlab(struct matrix *m, FILE *f)
 "  stage: report\n"
 "  when: always\n"
 "  script:\n"
-"    - ./matrix.sh --merge \"$NMX_RUN_ID\" results/shards/*/\"$NMX_RUN_ID\"\n"
+"    - NMX_RESULTS=results ./matrix.sh --merge \"$NMX_RUN_ID\" results/shards/*/\"$NMX_RUN_ID\"\n"
 "  artifacts:\n"
 "    when: always\n"
 "    paths:\n"

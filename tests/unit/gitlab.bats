@@ -1,0 +1,58 @@
+#!/usr/bin/env bats
+# The GitLab CI pipeline: generated from matrix.yaml and committed (a
+# drift fails here), and run end to end by gitlab-ci-local's shell
+# executor on the fake tree, whose cell boots into recorded console logs.
+
+load helpers
+
+GCL=${XDG_CACHE_HOME:-$HOME/.cache}/notrace-matrix/npm/node_modules/.bin/gitlab-ci-local
+
+@test "plan: the committed .gitlab-ci.yml is what matrix.yaml gives (regenerate: nmx plan gitlab)" {
+	run nmx plan gitlab
+	[ "$status" -eq 0 ]
+	diff -u "$TOP/.gitlab-ci.yml" <(printf '%s\n' "$output")
+}
+
+@test "plan: a job per tree and cell of the default run, then the merge whatever happened" {
+	run nmx plan gitlab
+	[ "$(grep -c '^  extends: .cell$' <<<"$output")" -eq 8 ]
+	grep -q '^linux-6.12 arm-be8:$' <<<"$output"
+	grep -A2 '^report:$' <<<"$output" | grep -q 'when: always'
+	# Artifacts are result directories, never a build tree or the cache.
+	grep -A3 'paths:' <<<"$output" | grep -e '- ' >"$SCRATCH/paths"
+	run grep -v -F -e "results/shards/\$NMX_SHARD/" -e "results/\$NMX_RUN_ID/" "$SCRATCH/paths"
+	[ "$status" -eq 1 ]
+	[ "$(wc -l <"$SCRATCH/paths")" -eq 2 ]
+}
+
+@test "gitlab-ci-local runs the pipeline on the fake tree: one run, merged, as matrix.sh would judge it" {
+	[ -x "$GCL" ] || { echo "no $GCL: scripts/install-deps.sh installs it" >&2; false; }
+	setup_boot
+	# Two trees, so two shard jobs; fake-bad's patch does not apply.
+	sed -i 's/^  trees: \[fake-good\]$/  trees: [fake-good, fake-bad]/' "$NMX_MATRIX"
+	# The checkout as it is (gitlab-ci-local wants a git project).
+	mkdir "$SCRATCH/project"
+	(cd "$TOP" && git ls-files -z -c -o --exclude-standard | tar --null -T - -cf -) |
+		tar -C "$SCRATCH/project" -xf -
+	nmx -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" plan gitlab >"$SCRATCH/project/.gitlab-ci.yml"
+	git -C "$SCRATCH/project" init -q
+	git -C "$SCRATCH/project" add -A
+	git -C "$SCRATCH/project" -c user.name=t -c user.email=t@localhost commit -qm "the fake pipeline"
+	cd "$SCRATCH/project"
+	run "$GCL" --shell-isolation --home "$SCRATCH/gcl-home" \
+		--variable "NMX_MATRIX=$NMX_MATRIX" --variable "NMX_ARCHES_DIR=$NMX_ARCHES_DIR" \
+		--variable "NMX_CACHE=$NMX_CACHE" --variable NMX_INSTALL=0 --variable "PATH=$PATH"
+	# The merge job fails the pipeline: one cell is PATCH_FAIL.
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"PASS  fake-good fakeboot"* ]]
+	[[ "$output" == *"PASS  fake-bad fakeboot"* ]]
+	[[ "$output" == *"FAIL  report"* ]] || { echo "$output" >&2; false; }
+	run_dir=$(find "$SCRATCH/project/results" -mindepth 1 -maxdepth 1 -name 'pipeline-*' -type d)
+	[ -n "$run_dir" ]
+	grep -q '^fake-good-upstream *fakeboot *PASS' "$run_dir/summary.txt"
+	grep -q '^fake-bad-upstream *fakeboot *PATCH_FAIL' "$run_dir/summary.txt"
+	grep -q '^1 passed, 1 failed, 0 infrastructure$' "$run_dir/summary.txt"
+	for f in report.html report.md junit.xml kcidb.json; do
+		[ -s "$run_dir/$f" ]
+	done
+}
