@@ -91,8 +91,10 @@ main() {
 		"$NMX_BOOT_TIMEOUT" "$cell_dir/boot.log" >>"$cell_dir/reproduce.sh"
 	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot with $accel, timeout ${NMX_BOOT_TIMEOUT}s"
 	rm -f "$cell_dir/boot.log"
+	# --foreground: QEMU stays in the cell's process group, so that a
+	# run's SIGTERM (matrix.sh stops a cell by its group) reaches it.
 	recorded --log "$cell_dir/qemu.log" --may-fail "$cell_dir" \
-		timeout -k 5 "$NMX_BOOT_TIMEOUT" "${cmd[@]}" || rc=$?
+		timeout --foreground -k 5 "$NMX_BOOT_TIMEOUT" "${cmd[@]}" || rc=$?
 	secs=$(seconds_since "$t0")
 	# 124: timeout sent TERM; 137: it had to KILL.
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then

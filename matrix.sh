@@ -2,7 +2,7 @@
 # Run the matrix: every (tree, variant, cell) of matrix.yaml's run, or the
 # ones named. One failing cell never stops the others.
 #
-#   matrix.sh [--no-install] [--tree T]... [--variant V]... [--cell C]...
+#   matrix.sh [--no-install] [-j N] [--tree T]... [--variant V]... [--cell C]...
 #   matrix.sh [--no-install] --patches PATH [--tree T]... [--cell C]...
 #   matrix.sh [--no-install] --tree DIR [--series T] [--patches PATH] ...
 #   matrix.sh [--no-install] --resume RUN_ID
@@ -17,6 +17,10 @@
 # results/RUN_ID of the default run's plan from the shards' run
 # directories (nmx merge), and exits as a run does.
 # NMX_INSTALL=0 is --no-install (for CI jobs on a prepared machine).
+#
+# -j N (NMX_JOBS; default: the number of cores): with N > 1 every kernel
+# is built first, one at a time, then the boots run N at a time; -j 1 is
+# the serial mode (build, boot, next cell).
 #
 # --tree DIR (any argument with a "/": ./linux, ~/src/linux): a kernel
 # checkout of yours instead of a Debian package, run as tree "local" with
@@ -49,7 +53,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/scripts/lib.sh"
 
 usage() {
-	echo "usage: $0 [--no-install] [--tree T]... [--variant V]... [--cell C]..." >&2
+	echo "usage: $0 [--no-install] [-j N] [--tree T]... [--variant V]... [--cell C]..." >&2
 	echo "       $0 [--no-install] --patches PATH [--tree T]... [--cell C]..." >&2
 	echo "       $0 [--no-install] --tree DIR [--series T] [--patches PATH] [--variant V]... [--cell C]..." >&2
 	echo "       $0 [--no-install] --resume RUN_ID" >&2
@@ -169,7 +173,10 @@ new_run_dir() {
 	echo "$id"
 }
 
-run_cell() {
+# build_cell RUN_ID TREE VARIANT CELL: a fresh cell directory, then
+# build.sh. A cell that does not build is finished (its result written).
+# shellcheck disable=SC2317 # build_cell, boot_cell, run_cell: run by in_group
+build_cell() {
 	local run_id=$1 tree=$2 variant=$3 cell=$4 dir rc=0
 	dir=$NMX_RESULTS/$run_id/$tree-$variant/$cell
 	# A cell that was cut off starts over: no records of two attempts.
@@ -179,11 +186,75 @@ run_cell() {
 	printf '#!/bin/sh\n# Reproduce %s (%s-%s) by hand, stage by stage.\nset -e\n' \
 		"$cell" "$tree" "$variant" >"$dir/reproduce.sh"
 	"$NMX_TOP/build.sh" --cell-dir "$dir" "$tree" "$variant" "$cell" || rc=$?
-	if [ "$rc" -eq 0 ]; then
-		"$NMX_TOP/boot.sh" --cell-dir "$dir" "$tree" "$variant" "$cell" || true
+	if [ "$rc" -ne 0 ]; then
+		nmx result --cell-dir "$dir" || true
 	fi
-	# Written last: a result.json means the cell finished.
+	return "$rc"
+}
+
+# boot_cell RUN_ID TREE VARIANT CELL: boot.sh, then the result, written
+# last: a result.json means the cell finished.
+# shellcheck disable=SC2317
+boot_cell() {
+	local dir=$NMX_RESULTS/$1/$2-$3/$4
+	"$NMX_TOP/boot.sh" --cell-dir "$dir" "$2" "$3" "$4" || true
 	nmx result --cell-dir "$dir" || true
+}
+
+# shellcheck disable=SC2317
+run_cell() {
+	build_cell "$@" || return 0
+	boot_cell "$@"
+}
+
+# in_group CMD...: CMD in the background in a process group of its own,
+# so that a signal stops it whole; its pid is in $!.
+in_group() {
+	set -m
+	"$@" &
+	set +m
+}
+
+# The run's cells, one at a time (-j 1): build, boot, next.
+run_serial() {
+	local line tree variant cell
+	for line in "$@"; do
+		read -r tree variant cell <<<"$line"
+		in_group run_cell "$RUN_ID" "$tree" "$variant" "$cell"
+		CELL_PIDS=("$!")
+		wait "${CELL_PIDS[0]}" || true
+		CELL_PIDS=()
+	done
+}
+
+# The run's cells with -j N: every kernel built first, one build at a time
+# (each takes every core), then the boots, N at a time: under TCG a boot
+# takes one host thread, and nothing else competes with it for the time
+# its verdict depends on (a boot beside a build could time out).
+run_parallel() {
+	local line tree variant cell pid
+	local -a built=()
+	for line in "$@"; do
+		read -r tree variant cell <<<"$line"
+		in_group build_cell "$RUN_ID" "$tree" "$variant" "$cell"
+		CELL_PIDS=("$!")
+		if wait "${CELL_PIDS[0]}"; then
+			built+=("$line")
+		fi
+		CELL_PIDS=()
+	done
+	for line in "${built[@]}"; do
+		read -r tree variant cell <<<"$line"
+		while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+			wait -n || true
+		done
+		in_group boot_cell "$RUN_ID" "$tree" "$variant" "$cell"
+		CELL_PIDS+=("$!")
+	done
+	for pid in "${CELL_PIDS[@]}"; do
+		wait "$pid" || true
+	done
+	CELL_PIDS=()
 }
 
 # The cache is shared state (trees, worktrees, build directories): one
@@ -204,12 +275,14 @@ lock_cache() {
 # leave a note of what finished; the reports are not written.
 # shellcheck disable=SC2317 # called from the traps below
 on_signal() {
-	local sig=$1 line finished=() unfinished=()
+	local sig=$1 line pid finished=() unfinished=()
 	trap - INT TERM
-	if [ -n "${CELL_PID:-}" ]; then
-		kill -TERM -- "-$CELL_PID" 2>/dev/null || kill -TERM "$CELL_PID" 2>/dev/null || true
-		wait "$CELL_PID" 2>/dev/null || true
-	fi
+	for pid in "${CELL_PIDS[@]}"; do
+		kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+	done
+	for pid in "${CELL_PIDS[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
 	while read -r line; do
 		read -r tree variant cell <<<"$line"
 		if [ -f "$RUN_DIR/$tree-$variant/$cell/result.json" ]; then
@@ -232,7 +305,10 @@ on_signal() {
 main() {
 	local install=1 resume='' rc=0 tree variant cell previous line patches=''
 	local local_dir='' series='' shard='' merge=''
-	local -a shards=()
+	local -a shards=() todo=()
+	# Boots at a time (-j): as many as cores, each TCG guest taking one.
+	JOBS=${NMX_JOBS:-$(nproc)}
+	CELL_PIDS=()
 	[ "${NMX_INSTALL:-1}" != 0 ] || install=0
 	local -a select=() plan=() baseline=()
 	while [ $# -gt 0 ]; do
@@ -255,12 +331,18 @@ main() {
 		--patches) [ $# -ge 2 ] || usage; patches=$2; shift 2 ;;
 		--resume) [ $# -ge 2 ] || usage; resume=$2; shift 2 ;;
 		--shard) [ $# -ge 2 ] || usage; shard=$2; shift 2 ;;
+		-j) [ $# -ge 2 ] || usage; JOBS=$2; shift 2 ;;
+		-j[0-9]*) JOBS=${1#-j}; shift ;;
 		--merge) [ $# -ge 2 ] || usage; merge=$2; shift 2; shards=("$@"); shift $# ;;
 		*) usage ;;
 		esac
 	done
 	if [ -n "$resume" ] && { [ "${#select[@]}" -gt 0 ] || [ -n "$patches" ]; }; then
 		usage
+	fi
+	if ! [[ "$JOBS" =~ ^[1-9][0-9]*$ ]]; then
+		err "-j $JOBS: the number of boots at a time is a positive number"
+		exit 2
 	fi
 	if [ -n "$shard" ]; then
 		if [ -n "$resume" ] || [ -n "$patches" ]; then
@@ -334,22 +416,23 @@ main() {
 	fi
 	trap 'on_signal INT' INT
 	trap 'on_signal TERM' TERM
-	progress "run $RUN_ID: ${#plan[@]} cell(s); results in $RUN_DIR"
+	progress "run $RUN_ID: ${#plan[@]} cell(s), $JOBS boot(s) at a time; results in $RUN_DIR"
+	todo=()
 	for line in "${plan[@]}"; do
 		read -r tree variant cell <<<"$line"
 		if [ -f "$RUN_DIR/$tree-$variant/$cell/result.json" ]; then
 			progress "$cell ($tree-$variant): finished before, kept"
 			continue
 		fi
-		# In the background, its own process group, so that a signal
-		# stops it whole; waited for at once.
-		set -m
-		run_cell "$RUN_ID" "$tree" "$variant" "$cell" &
-		CELL_PID=$!
-		set +m
-		wait "$CELL_PID" || true
-		CELL_PID=
+		todo+=("$line")
 	done
+	if [ "${#todo[@]}" -gt 0 ]; then
+		if [ "$JOBS" -eq 1 ]; then
+			run_serial "${todo[@]}"
+		else
+			run_parallel "${todo[@]}"
+		fi
+	fi
 	trap - INT TERM
 	if [ -f "$RUN_DIR/shard" ]; then
 		progress "shard $RUN_ID done: ${#plan[@]} cell(s) in $RUN_DIR; nmx merge makes the run"

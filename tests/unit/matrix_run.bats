@@ -99,3 +99,72 @@ interrupt_at_fake2() { # signal
 	wait "$holder"
 	[ "$(grep -c 'fake-good' "$NMX_RESULTS/latest/summary.txt")" -eq 1 ]
 }
+
+# Three bootable fake cells whose boots take a second each.
+setup_boots() {
+	local c
+	setup_boot
+	mkdir "$SCRATCH/arches"
+	for c in fakeboot fakeboot2 fakeboot3; do
+		sed "s/^name: fakeboot$/name: $c/" "$TESTS_DIR/fake-tree/arches-boot/fakeboot.yaml" \
+			>"$SCRATCH/arches/$c.yaml"
+	done
+	sed -i 's/^  cells: \[fakeboot\]$/  cells: [fakeboot, fakeboot2, fakeboot3]/' "$NMX_MATRIX"
+	export NMX_ARCHES_DIR=$SCRATCH/arches NMX_FAKE_QEMU_SECONDS=1
+	export NMX_FAKE_QEMU_TRACE=$SCRATCH/boots
+}
+
+# The most boots that ran at once, from the fake QEMU's notes.
+most_at_once() {
+	awk '$1 == "start" { n++ } $1 == "end" { n-- } n > max { max = n } END { print max }' "$SCRATCH/boots"
+}
+
+@test "-j 2: the kernels are built first, then two boots at a time; same verdicts as -j 1" {
+	setup_boots
+	run "$TOP/matrix.sh" --no-install -j 2
+	[ "$status" -eq 0 ]
+	[ "$(most_at_once)" -eq 2 ]
+	[[ "$output" == *"3 cell(s), 2 boot(s) at a time"* ]]
+	# Every build before the first boot.
+	[ "$(grep -n 'fakeboot3 (fake-good-upstream): guest' <<<"$output" | cut -d: -f1)" -lt \
+		"$(grep -n 'boot with tcg' <<<"$output" | head -n 1 | cut -d: -f1)" ]
+	grep -v '^#' "$NMX_RESULTS/latest/summary.txt" | awk '{ print $1, $2, $3 }' >"$SCRATCH/parallel"
+	rm "$SCRATCH/boots"
+	NMX_JOBS=1 run "$TOP/matrix.sh" --no-install
+	[ "$status" -eq 0 ]
+	[ "$(most_at_once)" -eq 1 ]
+	grep -v '^#' "$NMX_RESULTS/latest/summary.txt" | awk '{ print $1, $2, $3 }' >"$SCRATCH/serial"
+	diff "$SCRATCH/serial" "$SCRATCH/parallel"
+}
+
+@test "-j 2: SIGTERM during the boots stops them all; --resume finishes the run" {
+	setup_boots
+	export NMX_FAKE_QEMU_SECONDS=30
+	"$TOP/matrix.sh" --no-install -j 2 >"$SCRATCH/run.log" 2>&1 &
+	local pid=$! _
+	for _ in $(seq 300); do
+		[ "$(grep -c '^start' "$SCRATCH/boots" 2>/dev/null)" = 2 ] && break
+		sleep 0.1
+	done
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 2 ]
+	run pgrep -f "sleep 30"
+	[ "$status" -eq 1 ]
+	RUN_ID=$(basename "$(find "$NMX_RESULTS" -mindepth 1 -maxdepth 1 -type d)")
+	grep -q '^not finished: fake-good-upstream/fakeboot fake-good-upstream/fakeboot2 fake-good-upstream/fakeboot3$' \
+		"$NMX_RESULTS/$RUN_ID/interrupted.txt"
+	NMX_FAKE_QEMU_SECONDS=0 run "$TOP/matrix.sh" --no-install -j 2 --resume "$RUN_ID"
+	[ "$status" -eq 0 ]
+	[ "$(grep -c ' PASS ' "$NMX_RESULTS/$RUN_ID/summary.txt")" -eq 3 ]
+}
+
+@test "-j: a number of boots that is not a positive number is refused" {
+	setup_boots
+	run "$TOP/matrix.sh" --no-install -j 0
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"-j 0: the number of boots at a time is a positive number"* ]]
+	NMX_JOBS=two run "$TOP/matrix.sh" --no-install
+	[ "$status" -eq 2 ]
+}
