@@ -7,18 +7,20 @@
 #
 # --cold first removes ccache, the per-variant worktrees and the build
 # directories (the unpacked pristine tree stays): every kernel is then
-# compiled from scratch.
+# compiled from scratch. The rerun is measured twice, side by side: the
+# serial mode (-j 1) and the default, boots in parallel (-j cores).
 set -euo pipefail
 
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
-timed_run() { # label
-	local t0 t1 rc=0
+timed_run() { # label [matrix.sh options]
+	local t0 t1 rc=0 label=$1
+	shift
 	t0=$(date +%s)
-	"$NMX_TOP/matrix.sh" --no-install >/dev/null 2>&1 || rc=$?
+	"$NMX_TOP/matrix.sh" --no-install "$@" >/dev/null 2>&1 || rc=$?
 	t1=$(date +%s)
-	printf '| %s | %s | %dm%02ds | %s |\n' "$(date -u +%Y-%m-%d)" "$1" \
+	printf '| %s | %s | %dm%02ds | %s |\n' "$(date -u +%Y-%m-%d)" "$label" \
 		$(((t1 - t0) / 60)) $(((t1 - t0) % 60)) "exit $rc; $(per_cell)"
 }
 
@@ -35,7 +37,8 @@ main() {
 		rm -rf "$NMX_CACHE/ccache" "$NMX_CACHE/work"
 		timed_run "cold (no ccache, no worktrees, no build dirs)" | tee -a "$figures"
 	fi
-	timed_run "rerun, nothing changed" | tee -a "$figures"
+	timed_run "rerun, nothing changed, serial (-j 1)" -j 1 | tee -a "$figures"
+	timed_run "rerun, nothing changed, -j $(nproc)" -j "$(nproc)" | tee -a "$figures"
 }
 
 main "$@"
