@@ -41,9 +41,12 @@ install_gitlab_ci_local() {
 foreign_archs=(arm64 armel)
 
 add_foreign_archs() {
-	local arch added=0
+	local arch added=0 have
+	# Read once: under pipefail, grep -q closing the pipe early can make
+	# dpkg die of SIGPIPE, and a present architecture look missing.
+	have=$(dpkg --print-foreign-architectures)
 	for arch in "${foreign_archs[@]}"; do
-		dpkg --print-foreign-architectures | grep -qx "$arch" && continue
+		grep -qx "$arch" <<<"$have" && continue
 		dpkg --add-architecture "$arch"
 		added=1
 	done
@@ -53,8 +56,8 @@ add_foreign_archs() {
 main() {
 	local pkg missing=()
 	for pkg in "${packages[@]}"; do
-		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null |
-			grep -q 'install ok installed' || missing+=("$pkg")
+		[[ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)" == *'install ok installed'* ]] ||
+			missing+=("$pkg")
 	done
 	if [ "$(id -u)" -ne 0 ]; then
 		if [ "${#missing[@]}" -gt 0 ]; then
