@@ -90,7 +90,7 @@ import_patches() {
 			return 1
 		fi
 		rm -f "$dest/split"/*
-		if head -n 1 "$f" | grep -q '^From '; then
+		if [[ "$(head -n 1 "$f")" == 'From '* ]]; then
 			git mailsplit -o"$dest/split" "$f" >/dev/null || {
 				err "--patches: $f is not a readable mbox"
 				return 1
