@@ -325,6 +325,11 @@ stage_kernel() {
 	need_tools make "${NMX_CROSS_COMPILE}gcc" ccache bc flex bison
 	[ -f "$NMX_OUT/.config" ] || fail kernel INFRA_FAIL 0 "no .config: run the configure stage"
 	jobs=$(($(nproc) + 1))
+	if [ -n "${NMX_DISTCC_HOSTS:-}" ]; then
+		need_tools distcc
+		# As many jobs as the hosts take, if that is more.
+		[ "$(distcc -j)" -le "$jobs" ] || jobs=$(distcc -j)
+	fi
 	# One kernel build at a time on this machine, whoever starts it.
 	mkdir -p "$NMX_CACHE"
 	image=$NMX_OUT/$NMX_KERNEL_IMAGE

@@ -15,8 +15,8 @@ packages=(
 	clang
 	# the reports' tests: XML, KCIDB schema, HTML rendered headless
 	libxml2-utils python3-jsonschema chromium
-	# npm, for gitlab-ci-local (the pipeline's tests)
-	nodejs
+	# npm, for gitlab-ci-local (the pipeline's tests); distcc (NMX_DISTCC_HOSTS)
+	nodejs distcc
 )
 
 # shellcheck source=scripts/lib.sh

@@ -86,6 +86,12 @@ set_work_dirs() {
 	export CCACHE_BASEDIR=$NMX_CACHE/work
 	# What every recorded command runs with, and its reproducer too.
 	NMX_RECORD_ENV=("CCACHE_DIR=$CCACHE_DIR" "CCACHE_BASEDIR=$CCACHE_BASEDIR")
+	# Opt-in: compile on other machines. ccache looks up first; a miss
+	# goes through distcc to the hosts (distcc's DISTCC_HOSTS syntax).
+	if [ -n "${NMX_DISTCC_HOSTS:-}" ]; then
+		export CCACHE_PREFIX=distcc DISTCC_HOSTS=$NMX_DISTCC_HOSTS
+		NMX_RECORD_ENV+=("CCACHE_PREFIX=distcc" "DISTCC_HOSTS=$DISTCC_HOSTS")
+	fi
 }
 
 # record_stage CELL_DIR STAGE STATUS SECONDS [DETAIL]
