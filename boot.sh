@@ -20,9 +20,12 @@ usage() {
 
 # KVM only when it is the guest's own architecture and a real boot under
 # it reaches the kernel's panic for a missing init; TCG otherwise. Here
-# /dev/kvm exists but KVM guests abort or hang, so never assume it.
-probe_accel() {
+# /dev/kvm exists but KVM guests abort or hang, so never assume it. The
+# probe boots the cell's own machine (nmx qemu-cmd --probe).
+probe_accel() { # kernel probe-log [--dtb DTB]
 	local kernel=$1 probe_log=$2 host
+	local -a cmd
+	shift 2
 	host=$(uname -m)
 	case ${NMX_ACCEL:-auto} in
 	tcg | kvm) echo "$NMX_ACCEL" && return ;;
@@ -32,10 +35,11 @@ probe_accel() {
 		return
 	fi
 	rm -f "$probe_log"
-	timeout -k 2 15 "$NMX_QEMU_BINARY" -accel kvm -M q35 -cpu host -m 256M \
-		-display none -monitor none -no-reboot -serial "file:$probe_log" \
-		-kernel "$kernel" -append "console=ttyS0 panic=-1 rdinit=/nmx-probe" \
-		>"$probe_log.qemu" 2>&1 || true
+	mapfile -d '' cmd < <(nmx qemu-cmd --cell "$NMX_CELL" --kernel "$kernel" \
+		--probe "$@" --accel kvm --log "$probe_log")
+	if [ "${#cmd[@]}" -gt 0 ]; then
+		timeout -k 2 15 "${cmd[@]}" >"$probe_log.qemu" 2>&1 || true
+	fi
 	if grep -q 'Kernel panic' "$probe_log" 2>/dev/null; then
 		echo kvm
 	else
@@ -75,7 +79,7 @@ main() {
 		record_stage "$cell_dir" boot INFRA_FAIL 0 "not built: $kernel or $initrd missing (run build.sh)"
 		exit 2
 	fi
-	accel=$(probe_accel "$kernel" "$cell_dir/accel-probe.log")
+	accel=$(probe_accel "$kernel" "$cell_dir/accel-probe.log" "${dtb_args[@]}")
 	record_meta "$cell_dir" accelerator "$accel"
 	if [ -f "$cell_dir/accel-probe.log.qemu" ]; then
 		record_meta "$cell_dir" accelerator_probe \

@@ -357,9 +357,10 @@ stage_kernel() {
 		skip=()
 		[ "$NMX_OUT/uImage" -nt "$image" ] && skip=(--skip)
 		# mkimage stamps the time of creation: fix it (SOURCE_DATE_EPOCH)
-		# so the same zImage gives the same uImage.
+		# so the same zImage gives the same uImage. Its architecture
+		# names are Kbuild's (arm, arm64, riscv, x86).
 		recorded "${skip[@]}" "$CELL_DIR" SOURCE_DATE_EPOCH="$SOURCE_EPOCH" \
-			mkimage -A arm -O linux -T kernel -C none \
+			mkimage -A "$NMX_ARCH" -O linux -T kernel -C none \
 			-a "$NMX_UIMAGE_LOAD" -e "$NMX_UIMAGE_LOAD" -n "notrace-matrix $NMX_CELL" \
 			-d "$image" "$NMX_OUT/uImage" >>"$LOG" 2>&1 ||
 			fail kernel BUILD_FAIL "$(seconds_since "$t0")" "mkimage failed"
@@ -389,20 +390,19 @@ stage_guest() {
 	[ -d "$NMX_OUT/nmx-headers/include" ] ||
 		fail guest INFRA_FAIL 0 "no kernel headers: run the kernel stage"
 	mkdir -p "$dir"
-	# PID 1: freestanding, static, the tree's own nolibc; the cell's facts
-	# become macros so the guest can check it runs where the cell claims.
+	# The cell's facts, one generated header, so the guest can check it
+	# runs where the cell claims.
+	recorded --stdout "$dir/cell.h" "$CELL_DIR" "$NMX_BIN" -m "$NMX_MATRIX" \
+		-a "$NMX_ARCHES_DIR" guest-header --cell "$NMX_CELL" ||
+		fail guest INFRA_FAIL "$(seconds_since "$t0")" "cannot write the cell's guest header"
+	# PID 1: freestanding, static, the tree's own nolibc.
 	cmd=("$cc" -Os -static -nostdlib -ffreestanding -fno-builtin -fno-stack-protector
 		-fno-asynchronous-unwind-tables -Wall -Wextra -Wno-unused-parameter
 		"${NMX_GUEST_CFLAGS[@]}"
 		-include "$NMX_SRC/tools/include/nolibc/nolibc.h"
+		-include "$dir/cell.h"
 		-I "$NMX_SRC/tools/include/nolibc" -I "$NMX_OUT/nmx-headers/include"
 		-I "$NMX_TOP/guest"
-		-DNMX_CELL="\"$NMX_CELL\"" -DNMX_UNAME_MACHINE="\"$NMX_GUEST_MACHINE\""
-		-DNMX_BIG_ENDIAN="$NMX_GUEST_BIG_ENDIAN" -DNMX_FAULT_ROOT="\"$NMX_FAULT_ROOT\""
-		-DNMX_TRIGGER_READ_ZERO="$([ "$NMX_FAULT_TRIGGER" = read-zero ] && echo 1 || echo 0)"
-		-DNMX_POWEROFF_BY_RESTART="$NMX_POWEROFF_BY_RESTART"
-		-DNMX_BL_SWITCHER="$NMX_BL_SWITCHER"
-		-DNMX_FTRACETEST="$([ -n "$NMX_BUSYBOX" ] && echo 1 || echo 0)"
 		-o "$dir/init" "$NMX_TOP/guest/init.c" -lgcc)
 	recorded "$CELL_DIR" "${cmd[@]}" >>"$LOG" 2>&1 ||
 		fail guest BUILD_FAIL "$(seconds_since "$t0")" "guest init does not compile (see build.log)"

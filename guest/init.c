@@ -17,7 +17,8 @@
  * reset, where the cell says a power-off would only halt) either way, so a failure does not cost
  * the host a timeout; the host decides from the text, never from QEMU.
  *
- * Cell facts come in as -D macros generated from arches/<cell>.yaml.
+ * Cell facts come in as macros of the header nmx guest-header generates
+ * from arches/<cell>.yaml (build.sh passes it with -include).
  */
 #include <linux/utsname.h>
 #include "guest.h"

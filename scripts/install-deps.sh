@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Install the Debian packages notrace-matrix needs, only those missing.
+# Install the Debian packages notrace-matrix needs, only those missing:
+# the project's own, then what each cell of arches/ names (nmx deps: its
+# cross compiler, QEMU, firmware, and the architectures of the guests'
+# busybox-static).
 set -euo pipefail
 
 packages=(
 	# the kernel tree and what building it takes
 	linux-source-6.1 linux-source-6.12 make gcc bc bison flex libssl-dev libelf-dev cpio
 	xz-utils git ccache kmod file
-	# cross compilers and the boot side
-	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabi
-	qemu-system-arm qemu-system-x86 u-boot-tools
 	# host tools and their tests
 	libyaml-dev libjansson-dev shellcheck bats python3-ply
 	# scripts/fuzz.sh: libFuzzer, ASan and UBSan
@@ -36,16 +36,16 @@ install_gitlab_ci_local() {
 	npm install --no-audit --no-fund --prefix "$dir" "gitlab-ci-local@$GITLAB_CI_LOCAL_VERSION" >&2
 }
 
-# The guests' static busybox comes from Debian's packages of these
-# architectures (there is none for big-endian ARM).
-foreign_archs=(arm64 armel)
-
-add_foreign_archs() {
-	local arch added=0 have
+# The guests' static busybox comes from Debian's packages of the cells'
+# architectures: those not this machine's own are added to dpkg.
+add_foreign_archs() { # arch...
+	local arch added=0 have native
 	# Read once: under pipefail, grep -q closing the pipe early can make
 	# dpkg die of SIGPIPE, and a present architecture look missing.
 	have=$(dpkg --print-foreign-architectures)
-	for arch in "${foreign_archs[@]}"; do
+	native=$(dpkg --print-architecture)
+	for arch in "$@"; do
+		[ "$arch" != "$native" ] || continue
 		grep -qx "$arch" <<<"$have" && continue
 		dpkg --add-architecture "$arch"
 		added=1
@@ -53,9 +53,15 @@ add_foreign_archs() {
 	[ "$added" -eq 0 ] || apt-get update -q
 }
 
-main() {
-	local pkg missing=()
-	for pkg in "${packages[@]}"; do
+# install_missing [--archs ARCH...] -- PACKAGE...: those not installed.
+install_missing() {
+	local pkg missing=() archs=()
+	while [ "$1" != -- ]; do
+		[ "$1" = --archs ] || archs+=("$1")
+		shift
+	done
+	shift
+	for pkg in "$@"; do
 		[[ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)" == *'install ok installed'* ]] ||
 			missing+=("$pkg")
 	done
@@ -64,14 +70,30 @@ main() {
 			echo "notrace-matrix: need root to install ${missing[*]}" >&2
 			return 2
 		fi
-	else
-		add_foreign_archs
-		if [ "${#missing[@]}" -gt 0 ]; then
-			echo "notrace-matrix: installing ${missing[*]}" >&2
-			apt-get update -q
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
-		fi
+		return 0
 	fi
+	[ "${#archs[@]}" -eq 0 ] || add_foreign_archs "${archs[@]}"
+	if [ "${#missing[@]}" -gt 0 ]; then
+		echo "notrace-matrix: installing ${missing[*]}" >&2
+		apt-get update -q
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+	fi
+}
+
+main() {
+	local kind name deps
+	local -a cell_packages=() busybox_archs=()
+	install_missing -- "${packages[@]}"
+	# nmx reads the cells' needs from arches/ (it needs the packages above).
+	make -s -C "$NMX_TOP/tools/nmx" >&2
+	deps=$(nmx deps)
+	while read -r kind name; do
+		case $kind in
+		package) cell_packages+=("$name") ;;
+		busybox-arch) busybox_archs+=("$name") ;;
+		esac
+	done <<<"$deps"
+	install_missing --archs "${busybox_archs[@]}" -- "${cell_packages[@]}"
 	install_gitlab_ci_local
 }
 

@@ -9,7 +9,8 @@ set -euo pipefail
 # golden_qemu CELL: the QEMU command line, one argument per line.
 golden_qemu() {
 	local dtb=()
-	[ "$1" = arm-biglittle ] && dtb=(--dtb /build/cell.dtb)
+	# A cell that boots with a device tree names it in its arch file.
+	grep -q '^dtb:' "arches/$1.yaml" && dtb=(--dtb /build/cell.dtb)
 	"$NMX" -m matrix.yaml -a arches qemu-cmd --cell "$1" \
 		--kernel /build/kernel --initrd /build/initramfs.cpio "${dtb[@]}" \
 		--accel tcg --log /results/boot.log | tr '\0' '\n'
@@ -20,15 +21,25 @@ golden_fragment() {
 		--common kconfig/common.config -o /dev/stdout
 }
 
+golden_guest_header() {
+	"$NMX" -m matrix.yaml -a arches guest-header --cell "$1"
+}
+
+# Every cell of matrix.yaml's run: the tests iterate them, never a list.
+golden_cells() {
+	"$NMX" -m matrix.yaml -a arches cells | cut -d' ' -f3 | sort -u
+}
+
 main() {
 	local cell
 	TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 	NMX=$TOP/tools/nmx/nmx
 	make -s -C "$TOP/tools/nmx"
 	cd "$TOP"
-	for cell in $("$NMX" -m matrix.yaml -a arches cells | cut -d' ' -f3 | sort -u); do
+	for cell in $(golden_cells); do
 		golden_qemu "$cell" >"tests/golden/qemu-cmd-$cell.txt"
 		golden_fragment "$cell" >"tests/golden/fragment-$cell.config"
+		golden_guest_header "$cell" >"tests/golden/guest-header-$cell.h"
 	done
 	# The reports of the recorded runs under tests/report/runs/.
 	rm -rf tests/golden/report

@@ -74,7 +74,12 @@ static void usage(FILE *f)
 "  config-check REQUESTED DOTCONFIG\n"
 "        fail (exit 1) naming each requested symbol that did not survive\n"
 "  qemu-cmd --cell C --kernel K --initrd I [--dtb D] [--accel A] --log L\n"
-"        print the QEMU command line, NUL-separated\n"
+"        print the QEMU command line, NUL-separated (--probe instead of\n"
+"        --initrd: the accelerator probe's, booting to the no-init panic)\n"
+"  deps\n"
+"        the Debian packages and busybox architectures every cell of arches/ needs\n"
+"  guest-header --cell C\n"
+"        the cell's facts as the C header the guest is built with\n"
 "  judge --log BOOT_LOG --out DIR [--timed-out] [--findings FINDINGS.md --cell C --variant V]\n"
 "        decide from the console log; write DIR/verdict.json and the traces\n"
 "  result --cell-dir DIR\n"
@@ -239,6 +244,7 @@ static int cmd_plan(int argc, char **argv)
 struct selection {
 	const char *tree, *variant, *cell, *common, *out;
 	const char *kernel, *initrd, *dtb, *accel, *log;
+	int probe;
 };
 
 static int parse_selection(int argc, char **argv, struct selection *s)
@@ -253,6 +259,7 @@ static int parse_selection(int argc, char **argv, struct selection *s)
 		{ "dtb", required_argument, 0, 'd' },
 		{ "accel", required_argument, 0, 'A' },
 		{ "log", required_argument, 0, 'l' },
+		{ "probe", no_argument, 0, 'P' },
 		{ 0 }
 	};
 	int opt;
@@ -270,6 +277,7 @@ static int parse_selection(int argc, char **argv, struct selection *s)
 		case 'd': s->dtb = optarg; break;
 		case 'A': s->accel = optarg; break;
 		case 'l': s->log = optarg; break;
+		case 'P': s->probe = 1; break;
 		default: return -1;
 		}
 	}
@@ -347,12 +355,6 @@ static int cmd_env(int argc, char **argv)
 	sh_var("NMX_DTB", c.dtb);
 	sh_var("NMX_QEMU_BINARY", c.qemu_binary);
 	sh_array("NMX_GUEST_CFLAGS", &c.guest_cflags);
-	sh_var("NMX_GUEST_MACHINE", c.uname_machine);
-	sh_var("NMX_GUEST_BIG_ENDIAN", c.big_endian ? "1" : "0");
-	sh_var("NMX_FAULT_ROOT", c.fault_root);
-	sh_var("NMX_FAULT_TRIGGER", c.fault_trigger);
-	sh_var("NMX_POWEROFF_BY_RESTART", c.poweroff_by_restart ? "1" : "0");
-	sh_var("NMX_BL_SWITCHER", c.bl_switcher ? "1" : "0");
 	sh_var("NMX_BUSYBOX", c.busybox);
 	snprintf(buf, sizeof(buf), "%d", m.boot_timeout);
 	sh_var("NMX_BOOT_TIMEOUT", buf);
@@ -556,8 +558,8 @@ static int cmd_qemu_cmd(int argc, char **argv)
 
 	if (parse_selection(argc, argv, &s))
 		return EXIT_INFRA;
-	if (!s.kernel || !s.initrd || !s.log) {
-		fprintf(stderr, "nmx qemu-cmd: --kernel, --initrd and --log are required\n");
+	if (!s.kernel || (!s.initrd && !s.probe) || !s.log) {
+		fprintf(stderr, "nmx qemu-cmd: --kernel, --initrd (or --probe) and --log are required\n");
 		return EXIT_INFRA;
 	}
 	if (cell_load(&c, arches_dir, s.cell))
@@ -573,8 +575,12 @@ static int cmd_qemu_cmd(int argc, char **argv)
 	 * instead of hanging until the timeout; the verdict still comes
 	 * from the console text.
 	 */
-	snprintf(append, sizeof(append), "console=%s panic=-1 rdinit=/init",
-		 c.console);
+	/*
+	 * --probe: the accelerator probe boots the same machine without an
+	 * initramfs; reaching the kernel's "no init" panic proves it works.
+	 */
+	snprintf(append, sizeof(append), "console=%s panic=-1 rdinit=%s",
+		 c.console, s.probe ? "/nmx-probe" : "/init");
 	arg0(c.qemu_binary);
 	for (i = 0; i < c.qemu_machine.n; i++)
 		arg0(c.qemu_machine.v[i]);
@@ -592,8 +598,10 @@ static int cmd_qemu_cmd(int argc, char **argv)
 	putchar('\0');
 	arg0("-kernel");
 	arg0(s.kernel);
-	arg0("-initrd");
-	arg0(s.initrd);
+	if (s.initrd) {
+		arg0("-initrd");
+		arg0(s.initrd);
+	}
 	if (s.dtb) {
 		arg0("-dtb");
 		arg0(s.dtb);
@@ -602,6 +610,96 @@ static int cmd_qemu_cmd(int argc, char **argv)
 	arg0(append);
 	cell_free(&c);
 	return EXIT_PASS;
+}
+
+/* ---- deps ------------------------------------------------------------- */
+
+/*
+ * What every cell under arches/ needs from Debian, for install-deps.sh:
+ * "package NAME" lines (each once) and "busybox-arch ARCH" lines (the
+ * architectures whose busybox-static the guests take).
+ */
+static int cmd_deps(int argc, char **argv)
+{
+	struct strlist names = { 0 }, packages = { 0 }, archs = { 0 };
+	size_t i, k;
+	int err = 0;
+
+	if (argc != 1) {
+		fprintf(stderr, "usage: nmx deps\n");
+		return EXIT_INFRA;
+	}
+	if (cell_names(arches_dir, &names))
+		return EXIT_INFRA;
+	for (i = 0; i < names.n && !err; i++) {
+		struct cell c;
+
+		if (cell_load(&c, arches_dir, names.v[i])) {
+			err = -1;
+			break;
+		}
+		for (k = 0; k < c.packages.n; k++)
+			if (!strlist_has(&packages, c.packages.v[k]))
+				strlist_add(&packages, c.packages.v[k]);
+		if (c.busybox && !strlist_has(&archs, c.busybox))
+			strlist_add(&archs, c.busybox);
+		cell_free(&c);
+	}
+	for (i = 0; !err && i < packages.n; i++)
+		printf("package %s\n", packages.v[i]);
+	for (i = 0; !err && i < archs.n; i++)
+		printf("busybox-arch %s\n", archs.v[i]);
+	strlist_free(&names);
+	strlist_free(&packages);
+	strlist_free(&archs);
+	return err || fflush(stdout) ? EXIT_INFRA : EXIT_PASS;
+}
+
+/* ---- guest-header ----------------------------------------------------- */
+
+/* A C string literal of @s (cell data is checked, but quote anyway). */
+static void c_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+/*
+ * Every fact of arches/<cell>.yaml the guest uses, as one header: the
+ * guest is built with -include of it, so a new fact is a line here and
+ * its use in guest/, nothing in between.
+ */
+static int cmd_guest_header(int argc, char **argv)
+{
+	struct selection s;
+	struct cell c;
+
+	if (parse_selection(argc, argv, &s))
+		return EXIT_INFRA;
+	if (cell_load(&c, arches_dir, s.cell))
+		return EXIT_INFRA;
+	printf("/* Generated by nmx guest-header from arches/%s.yaml: do not edit. */\n",
+	       c.name);
+	printf("#define NMX_CELL ");
+	c_string(c.name);
+	printf("\n#define NMX_UNAME_MACHINE ");
+	c_string(c.uname_machine);
+	printf("\n#define NMX_BIG_ENDIAN %d\n", c.big_endian);
+	printf("#define NMX_FAULT_ROOT ");
+	c_string(c.fault_root);
+	printf("\n#define NMX_TRIGGER_READ_ZERO %d\n",
+	       !strcmp(c.fault_trigger, "read-zero"));
+	printf("#define NMX_POWEROFF_BY_RESTART %d\n", c.poweroff_by_restart);
+	printf("#define NMX_BL_SWITCHER %d\n", c.bl_switcher);
+	/* ftracetest needs a shell: Debian's busybox-static for the cell. */
+	printf("#define NMX_FTRACETEST %d\n", c.busybox != NULL);
+	cell_free(&c);
+	return fflush(stdout) ? EXIT_INFRA : EXIT_PASS;
 }
 
 /* ---- judge ------------------------------------------------------------ */
@@ -956,6 +1054,8 @@ int main(int argc, char **argv)
 		{ "fragment", cmd_fragment },
 		{ "config-check", cmd_config_check },
 		{ "qemu-cmd", cmd_qemu_cmd },
+		{ "guest-header", cmd_guest_header },
+		{ "deps", cmd_deps },
 		{ "judge", cmd_judge },
 		{ "result", cmd_result },
 		{ "summary", cmd_summary },

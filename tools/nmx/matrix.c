@@ -164,7 +164,7 @@ static void unknown_cell(const char *arches_dir, const char *name)
 static const char *const cell_keys[] = {
 	"name", "description", "arch", "cross_compile", "make_targets",
 	"kernel_image", "uimage_load", "dtb", "kconfig", "qemu", "guest",
-	NULL
+	"packages", NULL
 };
 static const char *const qemu_keys[] = {
 	"binary", "machine", "console", "tcg", NULL
@@ -229,6 +229,7 @@ int cell_load(struct cell *c, const char *arches_dir, const char *name)
 						       "uimage_load")));
 	c->dtb = dup_or_null(ydoc_str(ydoc_get(&y, root, "dtb")));
 	err |= get_list(&y, root, "kconfig", &c->kconfig);
+	err |= get_list(&y, root, "packages", &c->packages);
 	err |= check_kconfig_lines(&y, &c->kconfig);
 
 	c->qemu_binary = need_str(&y, qemu, "binary", "qemu", &err);
@@ -303,6 +304,7 @@ void cell_free(struct cell *c)
 	free(c->fault_root);
 	free(c->fault_trigger);
 	free(c->busybox);
+	strlist_free(&c->packages);
 	memset(c, 0, sizeof(*c));
 }
 

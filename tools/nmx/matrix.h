@@ -40,6 +40,8 @@ struct cell {
 	int poweroff_by_restart;
 	int bl_switcher;
 	char *busybox;		/* Debian architecture of busybox-static, or NULL */
+	/* Debian packages the cell needs (cross compiler, QEMU, firmware) */
+	struct strlist packages;
 };
 
 int cell_load(struct cell *c, const char *arches_dir, const char *name);

@@ -1,0 +1,56 @@
+#!/usr/bin/env bats
+# Architecture knowledge lives in arches/<cell>.yaml only: no cell name
+# and no cell's QEMU, console, machine, compiler or image fact appears in
+# the scripts, the host tool or the guest. Adding a cell is adding a file.
+
+load helpers
+
+# The code that must stay free of cell facts (under ROOT, default the
+# checkout).
+code_files() {
+	local f root=${ROOT:-$TOP}
+	for f in "$root"/*.sh "$root"/scripts/*.sh "$root"/tools/nmx/*.c "$root"/tools/nmx/*.h \
+		"$root"/guest/*.c "$root"/guest/*.h "$root"/kconfig/*; do
+		[ -f "$f" ] && printf '%s\n' "$f"
+	done
+}
+
+# FACT in the code, except lib.sh's table of which Debian package holds
+# which tool (Debian's knowledge, not a cell's).
+fact_in_code() { # fact
+	code_files | xargs grep -H -n -F -- "$1" |
+		grep -v -E 'scripts/lib\.sh:[0-9]+:[[:space:]]+qemu-system-[^)]*\) echo ' || true
+}
+
+@test "no cell's facts outside arches/ (the scripts, nmx, the guest)" {
+	local cell hits='' fact
+	local -a facts
+	for cell in $(nmx cells | cut -d' ' -f3 | sort -u); do
+		eval "$(nmx env --tree linux-6.1 --variant upstream --cell "$cell")"
+		facts=("$NMX_QEMU_BINARY" "$NMX_KERNEL_IMAGE")
+		[ -z "$NMX_CROSS_COMPILE" ] || facts+=("$NMX_CROSS_COMPILE")
+		[ -z "$NMX_DTB" ] || facts+=("$(basename "$NMX_DTB")")
+		[ -z "$NMX_UIMAGE_LOAD" ] || facts+=("$NMX_UIMAGE_LOAD")
+		mapfile -t -O "${#facts[@]}" facts < <(sed -n 's/^  console: //p; s/^  machine: \[-M, \([^,]*\),.*/-M \1/p' \
+			"$TOP/arches/$cell.yaml")
+		# A cell named like its architecture (arm64, x86_64) cannot be
+		# told from the architecture in comments: only the others count.
+		[ "$cell" = "$NMX_ARCH" ] || [ "$cell" = "$(sed -n 's/^  uname_machine: //p' "$TOP/arches/$cell.yaml")" ] ||
+			facts+=("$cell")
+		for fact in "${facts[@]}"; do
+			hits+=$(fact_in_code "$fact")
+		done
+	done
+	[ -z "$hits" ] || { echo "cell facts outside arches/:"; echo "$hits"; false; }
+}
+
+@test "the check can fail: a cell's console written into boot.sh is found" {
+	grep -q '^  console: ttyAMA0$' "$TOP/arches/arm64.yaml"
+	mkdir "$SCRATCH/root"
+	cp "$TOP/boot.sh" "$SCRATCH/root/"
+	ROOT=$SCRATCH/root run fact_in_code ttyAMA0
+	[ -z "$output" ]
+	echo "# console=ttyAMA0" >>"$SCRATCH/root/boot.sh"
+	ROOT=$SCRATCH/root run fact_in_code ttyAMA0
+	[[ "$output" == *"boot.sh:"*"console=ttyAMA0"* ]]
+}
