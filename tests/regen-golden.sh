@@ -25,9 +25,14 @@ golden_guest_header() {
 	"$NMX" -m matrix.yaml -a arches guest-header --cell "$1"
 }
 
-# Every cell of matrix.yaml's run: the tests iterate them, never a list.
+# Every cell under arches/ (in the default run or not): the tests iterate
+# them, never a list.
 golden_cells() {
-	"$NMX" -m matrix.yaml -a arches cells | cut -d' ' -f3 | sort -u
+	local f
+	for f in arches/*.yaml; do
+		f=${f#arches/}
+		echo "${f%.yaml}"
+	done
 }
 
 main() {
