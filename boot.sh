@@ -7,6 +7,9 @@
 # guest's initramfs from build.sh. Output: DIR/boot.log (the console),
 # DIR/verdict.json and the traces the guest printed. The verdict comes
 # from nmx judge reading boot.log, never from QEMU's exit status.
+# NMX_BOOT_WITH=lava (matrix.sh --boot-with lava): the same boot as a LAVA
+# job run by Debian's lava-run (DIR/lava/: device.yaml, job.yaml, LAVA's
+# log); boot.log is then the console LAVA logged, judged the same way.
 # Exit: 0 PASS, 1 TEST_FAIL/BOOT_FAIL/TIMEOUT, 2 infrastructure.
 set -euo pipefail
 
@@ -47,10 +50,77 @@ probe_accel() { # kernel probe-log [--dtb DTB]
 	fi
 }
 
+# QEMU itself, its serial port written to boot.log. Sets rc and timed_out.
+boot_qemu() {
+	local -a cmd
+	mapfile -d '' cmd < <(nmx qemu-cmd --cell "$NMX_CELL" --kernel "$kernel" \
+		--initrd "$initrd" "${dtb_args[@]}" --accel "$accel" \
+		--log "$cell_dir/boot.log")
+	[ "${#cmd[@]}" -gt 0 ] || exit 2
+	printf '# boot (QEMU is killed after %ss); the log is %s\n' \
+		"$NMX_BOOT_TIMEOUT" "$cell_dir/boot.log" >>"$cell_dir/reproduce.sh"
+	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot with $accel, timeout ${NMX_BOOT_TIMEOUT}s"
+	# --foreground: QEMU stays in the cell's process group, so that a
+	# run's SIGTERM (matrix.sh stops a cell by its group) reaches it.
+	recorded --log "$cell_dir/qemu.log" --may-fail "$cell_dir" \
+		timeout --foreground -k 5 "$NMX_BOOT_TIMEOUT" "${cmd[@]}" || rc=$?
+	# 124: timeout sent TERM; 137: it had to KILL.
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		timed_out=(--timed-out)
+	fi
+}
+
+# The same boot as a LAVA job, run by lava-run without a server (it is how
+# TuxRun drives QEMU). LAVA's own result says only whether its job ran;
+# the console it logged becomes boot.log. Sets rc and timed_out.
+boot_lava() {
+	local dir=$cell_dir/lava missing
+	if missing=$(missing_tools lava-run); then
+		record_stage "$cell_dir" boot INFRA_FAIL 0 "missing: $missing (Debian: lava-dispatcher)"
+		err "$NMX_CELL: missing: $missing; scripts/install-deps.sh installs lava-dispatcher"
+		exit 2
+	fi
+	if [ "$(id -u)" -ne 0 ]; then
+		record_stage "$cell_dir" boot INFRA_FAIL 0 "lava-run runs only as root"
+		err "$NMX_CELL: lava-run runs only as root"
+		exit 2
+	fi
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	recorded "$cell_dir" "$NMX_BIN" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" lava-job \
+		--tree "$NMX_TREE" --variant "$NMX_VARIANT" --cell "$NMX_CELL" \
+		--kernel "$kernel" --initrd "$initrd" "${dtb_args[@]}" --accel "$accel" \
+		--timeout "$NMX_BOOT_TIMEOUT" -o "$dir" ||
+		{ record_stage "$cell_dir" boot INFRA_FAIL 0 "nmx lava-job failed"; exit 2; }
+	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot through lava-run with $accel, timeout ${NMX_BOOT_TIMEOUT}s"
+	# The job id names lava-run's scratch directory: unique per boot.
+	recorded --log "$dir/lava-run.log" --may-fail "$cell_dir" \
+		timeout --foreground -k 5 $((NMX_BOOT_TIMEOUT + 120)) \
+		lava-run --job-id "$$" --output-dir "$dir/output" \
+		--device "$dir/device.yaml" "$dir/job.yaml" || rc=$?
+	# A job LAVA refused or could not start is the lab's failure, not the
+	# kernel's: LAVA logs the QEMU command line when it starts it.
+	if ! grep -q '"lvl": "info", "msg": "Boot command: ' "$dir/lava-run.log"; then
+		record_stage "$cell_dir" boot INFRA_FAIL "$(seconds_since "$t0")" \
+			"lava-run did not start QEMU: $(sed -n 's/^error_msg: //p' "$dir/output/result.yaml" 2>/dev/null | head -c 200)"
+		err "$NMX_CELL: lava-run did not start QEMU (see $dir/lava-run.log)"
+		exit 2
+	fi
+	recorded --stdout "$cell_dir/boot.log" "$cell_dir" "$NMX_BIN" lava-log \
+		"$dir/lava-run.log" ||
+		{ record_stage "$cell_dir" boot INFRA_FAIL 0 "cannot read LAVA's log"; exit 2; }
+	record_meta "$cell_dir" lava_result "$(tr '\n' ' ' <"$dir/output/result.yaml" 2>/dev/null | head -c 300)"
+	# The suite did not end within its time (LAVA stopped the job), or
+	# lava-run itself had to be killed.
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] ||
+		grep -q 'timed out after' "$dir/output/result.yaml" 2>/dev/null; then
+		timed_out=(--timed-out)
+	fi
+}
+
 main() {
 	local cell_dir='' kernel dtb_args=() initrd accel rc=0 timed_out=() t0 secs
-	local findings judge_args=() missing
-	local -a cmd
+	local findings judge_args=() missing engine=${NMX_BOOT_WITH:-qemu} how
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--cell-dir) cell_dir=$2; shift 2 ;;
@@ -87,23 +157,17 @@ main() {
 	fi
 	record_meta "$cell_dir" qemu_version "$("$NMX_QEMU_BINARY" --version | head -n 1)"
 
-	mapfile -d '' cmd < <(nmx qemu-cmd --cell "$NMX_CELL" --kernel "$kernel" \
-		--initrd "$initrd" "${dtb_args[@]}" --accel "$accel" \
-		--log "$cell_dir/boot.log")
-	[ "${#cmd[@]}" -gt 0 ] || exit 2
-	printf '# boot (QEMU is killed after %ss); the log is %s\n' \
-		"$NMX_BOOT_TIMEOUT" "$cell_dir/boot.log" >>"$cell_dir/reproduce.sh"
-	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot with $accel, timeout ${NMX_BOOT_TIMEOUT}s"
 	rm -f "$cell_dir/boot.log"
-	# --foreground: QEMU stays in the cell's process group, so that a
-	# run's SIGTERM (matrix.sh stops a cell by its group) reaches it.
-	recorded --log "$cell_dir/qemu.log" --may-fail "$cell_dir" \
-		timeout --foreground -k 5 "$NMX_BOOT_TIMEOUT" "${cmd[@]}" || rc=$?
+	record_meta "$cell_dir" boot_with "$engine"
+	case $engine in
+	qemu) boot_qemu ;;
+	lava) boot_lava ;;
+	*)
+		record_stage "$cell_dir" boot INFRA_FAIL 0 "unknown NMX_BOOT_WITH '$engine' (qemu or lava)"
+		exit 2
+		;;
+	esac
 	secs=$(seconds_since "$t0")
-	# 124: timeout sent TERM; 137: it had to KILL.
-	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-		timed_out=(--timed-out)
-	fi
 	touch "$cell_dir/boot.log"
 	# Failures FINDINGS.md names for this cell and variant are XFAIL.
 	findings=$NMX_TOP/$NMX_SERIES_DIR/FINDINGS.md
@@ -117,7 +181,9 @@ main() {
 	recorded --stdout "$cell_dir/verdict.txt" --may-fail "$cell_dir" "$NMX_BIN" \
 		-m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" judge --log "$cell_dir/boot.log" \
 		--out "$cell_dir" "${timed_out[@]}" "${judge_args[@]}" || rc=$?
-	record_stage "$cell_dir" boot ok "$secs" "QEMU ${timed_out:+killed after timeout}${timed_out:-exited}"
+	how="QEMU ${timed_out:+killed after timeout}${timed_out:-exited}"
+	[ "$engine" = lava ] && how="lava-run ${timed_out:+stopped after timeout}${timed_out:-exited}"
+	record_stage "$cell_dir" boot ok "$secs" "$how"
 	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): $(cat "$cell_dir/verdict.txt")"
 	return "$rc"
 }

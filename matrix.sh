@@ -2,7 +2,7 @@
 # Run the matrix: every (tree, variant, cell) of matrix.yaml's run, or the
 # ones named. One failing cell never stops the others.
 #
-#   matrix.sh [--no-install] [-j N] [--tree T]... [--variant V]... [--cell C]...
+#   matrix.sh [--no-install] [-j N] [--boot-with qemu|lava] [--tree T]... [--variant V]... [--cell C]...
 #   matrix.sh [--no-install] --patches PATH [--tree T]... [--cell C]...
 #   matrix.sh [--no-install] --tree DIR [--series T] [--patches PATH] ...
 #   matrix.sh [--no-install] --resume RUN_ID
@@ -21,6 +21,10 @@
 # -j N (NMX_JOBS; default: the number of cores): with N > 1 every kernel
 # is built first, one at a time, then the boots run N at a time; -j 1 is
 # the serial mode (build, boot, next cell).
+#
+# --boot-with lava (NMX_BOOT_WITH): each boot is a LAVA job run by Debian's
+# lava-run (boot.sh); the verdict still comes from nmx judge reading the
+# console, which LAVA logged. Default: QEMU directly.
 #
 # --tree DIR (any argument with a "/": ./linux, ~/src/linux): a kernel
 # checkout of yours instead of a Debian package, run as tree "local" with
@@ -53,7 +57,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/scripts/lib.sh"
 
 usage() {
-	echo "usage: $0 [--no-install] [-j N] [--tree T]... [--variant V]... [--cell C]..." >&2
+	echo "usage: $0 [--no-install] [-j N] [--boot-with qemu|lava] [--tree T]... [--variant V]... [--cell C]..." >&2
 	echo "       $0 [--no-install] --patches PATH [--tree T]... [--cell C]..." >&2
 	echo "       $0 [--no-install] --tree DIR [--series T] [--patches PATH] [--variant V]... [--cell C]..." >&2
 	echo "       $0 [--no-install] --resume RUN_ID" >&2
@@ -331,6 +335,7 @@ main() {
 		--patches) [ $# -ge 2 ] || usage; patches=$2; shift 2 ;;
 		--resume) [ $# -ge 2 ] || usage; resume=$2; shift 2 ;;
 		--shard) [ $# -ge 2 ] || usage; shard=$2; shift 2 ;;
+		--boot-with) [ $# -ge 2 ] || usage; export NMX_BOOT_WITH=$2; shift 2 ;;
 		-j) [ $# -ge 2 ] || usage; JOBS=$2; shift 2 ;;
 		-j[0-9]*) JOBS=${1#-j}; shift ;;
 		--merge) [ $# -ge 2 ] || usage; merge=$2; shift 2; shards=("$@"); shift $# ;;
@@ -340,6 +345,10 @@ main() {
 	if [ -n "$resume" ] && { [ "${#select[@]}" -gt 0 ] || [ -n "$patches" ]; }; then
 		usage
 	fi
+	case ${NMX_BOOT_WITH:-qemu} in
+	qemu | lava) ;;
+	*) err "--boot-with $NMX_BOOT_WITH: qemu (QEMU directly) or lava (a LAVA job through lava-run)"; exit 2 ;;
+	esac
 	if ! [[ "$JOBS" =~ ^[1-9][0-9]*$ ]]; then
 		err "-j $JOBS: the number of boots at a time is a positive number"
 		exit 2

@@ -18,6 +18,9 @@ packages=(
 	# npm, for gitlab-ci-local (the pipeline's tests); distcc (NMX_DISTCC_HOSTS)
 	nodejs distcc
 )
+# LAVA's dispatcher, to boot the cells as LAVA jobs (boot.sh, lava-run
+# standalone). Without its recommends: those are a lab's (NFS, TFTP, LXC).
+lava_packages=(lava-dispatcher)
 
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -53,11 +56,16 @@ add_foreign_archs() { # arch...
 	[ "$added" -eq 0 ] || apt-get update -q
 }
 
-# install_missing [--archs ARCH...] -- PACKAGE...: those not installed.
+# install_missing [--no-recommends] [--archs ARCH...] -- PACKAGE...: those
+# not installed.
 install_missing() {
-	local pkg missing=() archs=()
+	local pkg missing=() archs=() apt_opts=()
 	while [ "$1" != -- ]; do
-		[ "$1" = --archs ] || archs+=("$1")
+		case $1 in
+		--no-recommends) apt_opts+=(--no-install-recommends) ;;
+		--archs) ;;
+		*) archs+=("$1") ;;
+		esac
 		shift
 	done
 	shift
@@ -76,7 +84,7 @@ install_missing() {
 	if [ "${#missing[@]}" -gt 0 ]; then
 		echo "notrace-matrix: installing ${missing[*]}" >&2
 		apt-get update -q
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${apt_opts[@]}" "${missing[@]}"
 	fi
 }
 
@@ -84,6 +92,7 @@ main() {
 	local kind name deps
 	local -a cell_packages=() busybox_archs=()
 	install_missing -- "${packages[@]}"
+	install_missing --no-recommends -- "${lava_packages[@]}"
 	# nmx reads the cells' needs from arches/ (it needs the packages above).
 	make -s -C "$NMX_TOP/tools/nmx" >&2
 	deps=$(nmx deps)

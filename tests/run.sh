@@ -77,7 +77,49 @@ matrix_test() {
 		"$TOP/tests/report/check-outputs.sh" "$TOP/results/latest" |
 			tee "$TOP/results/latest/report-checks.tap" || true
 		count_tap "$TOP/results/latest/report-checks.tap"
+		lava_test | tee "$TOP/results/lava.tap" || true
+		count_tap "$TOP/results/lava.tap"
 	fi
+}
+
+# verdict_fingerprint VERDICT_JSON: the status and every subtest's name and
+# result, as the judge wrote them.
+verdict_fingerprint() {
+	grep -E '^ *"(status|name|result)": ' "$1" || true
+}
+
+# The same kernels booted as LAVA jobs (lava-run, matrix.sh --boot-with
+# lava): one cell per architecture of the default run, linux-6.1
+# upstream. Each must get the verdict it got booted by QEMU directly, down
+# to every subtest. Its own results directory: results/latest stays the
+# default run's.
+lava_test() {
+	local main_run=$TOP/results/latest lava_run cell arch n=0 rc=0
+	local -a cells=() select=() archs=() all
+	mapfile -t all < <(cut -d' ' -f3 "$main_run/plan.tsv" | sort -u)
+	for cell in "${all[@]}"; do
+		arch=$(cd "$TOP" && tools/nmx/nmx env --tree linux-6.1 --variant upstream --cell "$cell" |
+			sed -n "s/^NMX_ARCH='\(.*\)'$/\1/p")
+		[[ " ${archs[*]} " == *" $arch "* ]] && continue
+		archs+=("$arch")
+		cells+=("$cell")
+		select+=(--cell "$cell")
+	done
+	NMX_RESULTS=$TOP/results/lava "$TOP/matrix.sh" --no-install --boot-with lava \
+		--tree linux-6.1 --variant upstream "${select[@]}" || rc=$?
+	lava_run=$TOP/results/lava/latest
+	for cell in "${cells[@]}"; do
+		n=$((n + 1))
+		local ours=$main_run/linux-6.1-upstream/$cell/verdict.json
+		local theirs=$lava_run/linux-6.1-upstream/$cell/verdict.json
+		if [ -f "$ours" ] && [ -f "$theirs" ] &&
+			grep -q '^boot_with	lava$' "$lava_run/linux-6.1-upstream/$cell/meta.tsv" &&
+			diff <(verdict_fingerprint "$ours") <(verdict_fingerprint "$theirs") >/dev/null; then
+			echo "ok $n lava-run boot of linux-6.1-upstream/$cell: the verdict of the QEMU boot, subtest for subtest"
+		else
+			echo "not ok $n lava-run boot of linux-6.1-upstream/$cell: verdicts differ or missing (matrix.sh exit $rc; see $lava_run)"
+		fi
+	done
 }
 
 main() {

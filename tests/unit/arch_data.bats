@@ -54,3 +54,22 @@ fact_in_code() { # fact
 	ROOT=$SCRATCH/root run fact_in_code ttyAMA0
 	[[ "$output" == *"boot.sh:"*"console=ttyAMA0"* ]]
 }
+
+@test "every cell goes through the generators: QEMU line, kconfig fragment, guest header" {
+	local cell n=0 dtb
+	for cell in $(find "$TOP/arches" -maxdepth 1 -name '*.yaml' -printf '%f\n' | sed 's/\.yaml$//'); do
+		dtb=()
+		grep -q '^dtb:' "$TOP/arches/$cell.yaml" && dtb=(--dtb /build/cell.dtb)
+		nmx qemu-cmd --cell "$cell" --kernel /build/kernel --initrd /build/initramfs.cpio \
+			"${dtb[@]}" --accel tcg --log /results/boot.log | tr '\0' '\n' >"$SCRATCH/q"
+		grep -qx -- '-kernel' "$SCRATCH/q"
+		nmx fragment --cell "$cell" --common "$TOP/kconfig/common.config" -o "$SCRATCH/f"
+		grep -q '^CONFIG_FUNCTION_GRAPH_TRACER=y$' "$SCRATCH/f"
+		nmx guest-header --cell "$cell" >"$SCRATCH/cell.h"
+		# The header is C the guest can include.
+		printf '#include "%s"\nconst char *c = NMX_CELL, *m = NMX_UNAME_MACHINE;\n' \
+			"$SCRATCH/cell.h" | gcc -fsyntax-only -x c -
+		n=$((n + 1))
+	done
+	[ "$n" -ge 4 ]
+}

@@ -15,6 +15,7 @@
 
 #include "commands.h"
 #include "console.h"
+#include "lava.h"
 #include "matrix.h"
 #include "plan.h"
 #include "report.h"
@@ -76,6 +77,12 @@ static void usage(FILE *f)
 "  qemu-cmd --cell C --kernel K --initrd I [--dtb D] [--accel A] --log L\n"
 "        print the QEMU command line, NUL-separated (--probe instead of\n"
 "        --initrd: the accelerator probe's, booting to the no-init panic)\n"
+"  lava-job --tree T --variant V --cell C --kernel K --initrd I [--dtb D]\n"
+"           [--accel A] [--timeout SECS] -o DIR\n"
+"        write DIR/device.yaml and DIR/job.yaml: the cell's boot for lava-run\n"
+"        (absolute paths; the job deploys them as file:// URLs)\n"
+"  lava-log LAVA_RUN_LOG\n"
+"        the console lines of a lava-run log, as the boot.log nmx judge reads\n"
 "  deps\n"
 "        the Debian packages and busybox architectures every cell of arches/ needs\n"
 "  guest-header --cell C\n"
@@ -245,10 +252,12 @@ struct selection {
 	const char *tree, *variant, *cell, *common, *out;
 	const char *kernel, *initrd, *dtb, *accel, *log;
 	int probe;
+	unsigned int timeout;
 };
 
 static int parse_selection(int argc, char **argv, struct selection *s)
 {
+	char *end;
 	static const struct option opts[] = {
 		{ "tree", required_argument, 0, 't' },
 		{ "variant", required_argument, 0, 'v' },
@@ -260,6 +269,7 @@ static int parse_selection(int argc, char **argv, struct selection *s)
 		{ "accel", required_argument, 0, 'A' },
 		{ "log", required_argument, 0, 'l' },
 		{ "probe", no_argument, 0, 'P' },
+		{ "timeout", required_argument, 0, 'T' },
 		{ 0 }
 	};
 	int opt;
@@ -278,6 +288,14 @@ static int parse_selection(int argc, char **argv, struct selection *s)
 		case 'A': s->accel = optarg; break;
 		case 'l': s->log = optarg; break;
 		case 'P': s->probe = 1; break;
+		case 'T':
+			s->timeout = (unsigned int)strtoul(optarg, &end, 10);
+			if (*end || !s->timeout || s->timeout > 86400) {
+				fprintf(stderr, "nmx: --timeout wants seconds (1-86400), not '%s'\n",
+					optarg);
+				return -1;
+			}
+			break;
 		default: return -1;
 		}
 	}
@@ -570,24 +588,13 @@ static int cmd_qemu_cmd(int argc, char **argv)
 		cell_free(&c);
 		return EXIT_INFRA;
 	}
-	/*
-	 * panic=-1 with -no-reboot: a panicking guest ends QEMU at once
-	 * instead of hanging until the timeout; the verdict still comes
-	 * from the console text.
-	 */
-	/*
-	 * --probe: the accelerator probe boots the same machine without an
-	 * initramfs; reaching the kernel's "no init" panic proves it works.
-	 */
-	snprintf(append, sizeof(append), "console=%s panic=-1 rdinit=%s",
-		 c.console, s.probe ? "/nmx-probe" : "/init");
+	cell_kernel_append(&c, s.probe, append, sizeof(append));
 	arg0(c.qemu_binary);
 	for (i = 0; i < c.qemu_machine.n; i++)
 		arg0(c.qemu_machine.v[i]);
 	/* Under TCG the cell may name its threading (arches/<cell>.yaml). */
 	arg0("-accel");
-	arg0(!s.accel || !strcmp(s.accel, "tcg") ?
-	     (c.qemu_tcg ? c.qemu_tcg : "tcg") : s.accel);
+	arg0(cell_accel(&c, s.accel));
 	arg0("-display");
 	arg0("none");
 	arg0("-monitor");
@@ -609,6 +616,99 @@ static int cmd_qemu_cmd(int argc, char **argv)
 	arg0("-append");
 	arg0(append);
 	cell_free(&c);
+	return EXIT_PASS;
+}
+
+/* ---- lava-job, lava-log ----------------------------------------------- */
+
+static FILE *create_in(const char *dir, const char *name, char *path, size_t n)
+{
+	FILE *f;
+
+	snprintf(path, n, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		fprintf(stderr, "nmx: cannot write %s: %m\n", path);
+	return f;
+}
+
+static int close_written(FILE *f, const char *path, int err)
+{
+	if (fclose(f) || err) {
+		fprintf(stderr, "nmx: cannot write %s\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* DIR/device.yaml and DIR/job.yaml: the cell's boot for lava-run. */
+static int cmd_lava_job(int argc, char **argv)
+{
+	struct selection s;
+	struct lava_boot b = { 0 };
+	struct cell c;
+	char name[256], path[4096];
+	FILE *f;
+	int err;
+
+	if (parse_selection(argc, argv, &s))
+		return EXIT_INFRA;
+	if (!s.kernel || !s.initrd || !s.out || !s.tree || !s.variant) {
+		fprintf(stderr, "nmx lava-job: --tree, --variant, --kernel, --initrd and -o DIR are required\n");
+		return EXIT_INFRA;
+	}
+	if (s.kernel[0] != '/' || s.initrd[0] != '/' || (s.dtb && s.dtb[0] != '/')) {
+		fprintf(stderr, "nmx lava-job: LAVA deploys file:// URLs: give absolute paths\n");
+		return EXIT_INFRA;
+	}
+	if (cell_load(&c, arches_dir, s.cell))
+		return EXIT_INFRA;
+	if (c.dtb && !s.dtb) {
+		fprintf(stderr, "nmx lava-job: cell %s boots with a DTB: pass --dtb\n",
+			c.name);
+		cell_free(&c);
+		return EXIT_INFRA;
+	}
+	snprintf(name, sizeof(name), "notrace-matrix %s-%s %s", s.tree,
+		 s.variant, c.name);
+	b.name = name;
+	b.kernel = s.kernel;
+	b.initrd = s.initrd;
+	b.dtb = s.dtb;
+	b.timeout = s.timeout ? s.timeout : 90;
+	err = -1;
+	f = create_in(s.out, "device.yaml", path, sizeof(path));
+	if (f && !close_written(f, path, lava_write_device(&c, s.accel, f))) {
+		f = create_in(s.out, "job.yaml", path, sizeof(path));
+		if (f)
+			err = close_written(f, path, lava_write_job(&c, &b, f));
+	}
+	cell_free(&c);
+	return err ? EXIT_INFRA : EXIT_PASS;
+}
+
+/* The console lines of lava-run's log, as boot.log for nmx judge. */
+static int cmd_lava_log(int argc, char **argv)
+{
+	FILE *in;
+	long n;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: nmx lava-log LAVA_RUN_LOG\n");
+		return EXIT_INFRA;
+	}
+	in = fopen(argv[1], "r");
+	if (!in) {
+		fprintf(stderr, "nmx: cannot read %s: %m\n", argv[1]);
+		return EXIT_INFRA;
+	}
+	n = lava_log_console(in, stdout);
+	fclose(in);
+	if (n < 0 || fflush(stdout)) {
+		fprintf(stderr, "nmx lava-log: cannot read %s or write the console\n",
+			argv[1]);
+		return EXIT_INFRA;
+	}
 	return EXIT_PASS;
 }
 
@@ -1063,6 +1163,8 @@ int main(int argc, char **argv)
 		{ "compare", cmd_compare },
 		{ "merge", cmd_merge },
 		{ "plan", cmd_plan },
+		{ "lava-job", cmd_lava_job },
+		{ "lava-log", cmd_lava_log },
 	};
 	size_t i;
 	int opt;

@@ -284,6 +284,25 @@ fail:
 	return -1;
 }
 
+const char *cell_accel(const struct cell *c, const char *accel)
+{
+	if (!accel || !strcmp(accel, "tcg"))
+		return c->qemu_tcg ? c->qemu_tcg : "tcg";
+	return accel;
+}
+
+/*
+ * panic=-1 with QEMU's -no-reboot: a panicking guest ends QEMU at once
+ * instead of hanging until the timeout; the verdict still comes from the
+ * console text. The probe boots without an initramfs: reaching the
+ * kernel's "no init" panic proves the accelerator works.
+ */
+void cell_kernel_append(const struct cell *c, int probe, char *buf, size_t n)
+{
+	snprintf(buf, n, "console=%s panic=-1 rdinit=%s", c->console,
+		 probe ? "/nmx-probe" : "/init");
+}
+
 void cell_free(struct cell *c)
 {
 	free(c->name);

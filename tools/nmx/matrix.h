@@ -46,6 +46,10 @@ struct cell {
 
 int cell_load(struct cell *c, const char *arches_dir, const char *name);
 void cell_free(struct cell *c);
+/* QEMU's -accel value: the cell's TCG setting under TCG (@accel NULL or "tcg"). */
+const char *cell_accel(const struct cell *c, const char *accel);
+/* The kernel command line of a boot (@probe: the accelerator probe's). */
+void cell_kernel_append(const struct cell *c, int probe, char *buf, size_t n);
 /* Sorted names of all cells under @arches_dir (files "<name>.yaml"). */
 int cell_names(const char *arches_dir, struct strlist *names);
 
