@@ -50,6 +50,13 @@ probe_accel() { # kernel probe-log [--dtb DTB]
 	fi
 }
 
+# ", last run: N s", when the last run booted this cell.
+last_boot() {
+	local last
+	last=$(last_seconds "$NMX_TREE-$NMX_VARIANT" "$NMX_CELL" boot)
+	[ -z "$last" ] || printf ', last run: %s s' "$last"
+}
+
 # QEMU itself, its serial port written to boot.log. Sets rc and timed_out.
 boot_qemu() {
 	local -a cmd
@@ -59,7 +66,7 @@ boot_qemu() {
 	[ "${#cmd[@]}" -gt 0 ] || exit 2
 	printf '# boot (QEMU is killed after %ss); the log is %s\n' \
 		"$NMX_BOOT_TIMEOUT" "$cell_dir/boot.log" >>"$cell_dir/reproduce.sh"
-	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot with $accel, timeout ${NMX_BOOT_TIMEOUT}s"
+	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot with $accel, timeout ${NMX_BOOT_TIMEOUT}s$(last_boot)"
 	# --foreground: QEMU stays in the cell's process group, so that a
 	# run's SIGTERM (matrix.sh stops a cell by its group) reaches it.
 	recorded --log "$cell_dir/qemu.log" --may-fail "$cell_dir" \
@@ -92,7 +99,7 @@ boot_lava() {
 		--kernel "$kernel" --initrd "$initrd" "${dtb_args[@]}" --accel "$accel" \
 		--timeout "$NMX_BOOT_TIMEOUT" -o "$dir" ||
 		{ record_stage "$cell_dir" boot INFRA_FAIL 0 "nmx lava-job failed"; exit 2; }
-	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot through lava-run with $accel, timeout ${NMX_BOOT_TIMEOUT}s"
+	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot through lava-run with $accel, timeout ${NMX_BOOT_TIMEOUT}s$(last_boot)"
 	# The job id names lava-run's scratch directory: unique per boot.
 	recorded --log "$dir/lava-run.log" --may-fail "$cell_dir" \
 		timeout --foreground -k 5 $((NMX_BOOT_TIMEOUT + 120)) \

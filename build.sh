@@ -498,7 +498,7 @@ patch_subject() {
 }
 
 main() {
-	local stage=all
+	local stage=all last
 	CELL_DIR=
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -543,7 +543,8 @@ main() {
 	all)
 		record_environment
 		for STAGE in prepare configure kernel guest; do
-			progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): $STAGE"
+			last=$(last_seconds "$NMX_TREE-$NMX_VARIANT" "$NMX_CELL" "$STAGE")
+			progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): $STAGE${last:+ (last run: ${last} s)}"
 			"stage_$STAGE"
 		done
 		;;

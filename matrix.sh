@@ -166,6 +166,26 @@ compare_patches() {
 	return "$rc"
 }
 
+# expect_run LINE...: what the last run's figures say these cells will
+# take (builds one after another, boots JOBS at a time), as a progress line.
+expect_run() {
+	local line tree variant cell stage known=0 build=0 boot=0 s total
+	for line in "$@"; do
+		read -r tree variant cell <<<"$line"
+		s=$(last_seconds "$tree-$variant" "$cell" boot)
+		[ -n "$s" ] || continue
+		known=$((known + 1))
+		boot=$((boot + s))
+		for stage in prepare configure kernel guest; do
+			s=$(last_seconds "$tree-$variant" "$cell" "$stage")
+			build=$((build + ${s:-0}))
+		done
+	done
+	[ "$known" -gt 0 ] || return 0
+	total=$((build + (JOBS > 1 ? (boot + JOBS - 1) / JOBS : boot)))
+	progress "expected: about $(((total + 59) / 60)) min, finishing near $(date -d "+$total sec" +%H:%M) (last run's figures for $known of $# cell(s); a changed series or config takes longer)"
+}
+
 new_run_dir() {
 	local id n=1
 	id=$(date -u +%Y%m%dT%H%M%SZ)
@@ -436,6 +456,7 @@ main() {
 		todo+=("$line")
 	done
 	if [ "${#todo[@]}" -gt 0 ]; then
+		expect_run "${todo[@]}"
 		if [ "$JOBS" -eq 1 ]; then
 			run_serial "${todo[@]}"
 		else

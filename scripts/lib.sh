@@ -26,6 +26,15 @@ progress() {
 		$((elapsed / 60)) $((elapsed % 60)) "$*" >&2
 }
 
+# last_seconds TREE-VARIANT CELL STAGE: the seconds STAGE took for that
+# cell in the last finished run (results/latest), for the progress lines'
+# expectations; nothing if it did not run there.
+last_seconds() {
+	local f=$NMX_RESULTS/latest/$1/$2/stages.tsv
+	[ -f "$f" ] || return 0
+	awk -F'\t' -v s="$3" '$1 == s && $2 == "ok" { printf "%d\n", $3 + 0.5; exit }' "$f"
+}
+
 # package_of TOOL: the Debian package that provides it, for the messages
 # that say what to install.
 package_of() {

@@ -168,3 +168,16 @@ most_at_once() {
 	NMX_JOBS=two run "$TOP/matrix.sh" --no-install
 	[ "$status" -eq 2 ]
 }
+
+@test "progress: a rerun's lines carry the last run's figures, stage by stage, and the run's expected end" {
+	setup_boot
+	run "$TOP/matrix.sh" --no-install
+	[ "$status" -eq 0 ]
+	[[ "$output" != *"last run:"* ]]
+	[[ "$output" != *"expected: about"* ]]
+	run "$TOP/matrix.sh" --no-install
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"expected: about 1 min, finishing near "*"(last run's figures for 1 of 1 cell(s)"* ]]
+	[[ "$output" =~ fakeboot\ \(fake-good-upstream\):\ kernel\ \(last\ run:\ [0-9]+\ s\) ]]
+	[[ "$output" =~ boot\ with\ tcg,\ timeout\ [0-9]+s,\ last\ run:\ [0-9]+\ s ]]
+}
