@@ -122,6 +122,19 @@ judge() {
 	[ "$output" = "TEST_FAIL: failed: pruned_subtree_hidden" ]
 }
 
+@test "a failure FINDINGS.md names 'on every cell': XFAIL on any cell, not in other variants" {
+	sed 's/^not ok 6 pruned_subtree_hidden/ok 6 pruned_subtree_hidden/; s/^ok 7 pruned_tracing_resumes_at_sibling/not ok 7 pruned_tracing_resumes_at_sibling/' \
+		"$TESTS_DIR/console/failed-subtest-xfail.log" >"$SCRATCH/every-cell.log"
+	grep -q '^not ok 7 pruned_tracing_resumes_at_sibling' "$SCRATCH/every-cell.log"
+	run "$NMX" judge --log "$SCRATCH/every-cell.log" --out "$SCRATCH" \
+		--findings "$TESTS_DIR/console/findings-sample.md" --cell a-new-cell --variant unfixed
+	[ "$status" -eq 0 ]
+	[ "$output" = "PASS: 8 tests ok, 1 expected failure(s) named in FINDINGS.md" ]
+	run "$NMX" judge --log "$SCRATCH/every-cell.log" --out "$SCRATCH" \
+		--findings "$TESTS_DIR/console/findings-sample.md" --cell a-new-cell --variant upstream
+	[ "$status" -eq 1 ]
+}
+
 @test "a named failure that passes: XPASS, TEST_FAIL until FINDINGS.md is updated" {
 	judge clean-pass-arm64 --findings "$TESTS_DIR/console/findings-sample.md" --cell arm64 --variant upstream
 	[ "$status" -eq 1 ]
