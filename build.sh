@@ -393,7 +393,7 @@ stage_guest() {
 	# The cell's facts, one generated header, so the guest can check it
 	# runs where the cell claims.
 	recorded --stdout "$dir/cell.h" "$CELL_DIR" "$NMX_BIN" -m "$NMX_MATRIX" \
-		-a "$NMX_ARCHES_DIR" guest-header --cell "$NMX_CELL" ||
+		-a "$NMX_ARCHES_DIR" guest-header --tree "$NMX_TREE" --cell "$NMX_CELL" ||
 		fail guest INFRA_FAIL "$(seconds_since "$t0")" "cannot write the cell's guest header"
 	# PID 1: freestanding, static, the tree's own nolibc.
 	cmd=("$cc" -Os -static -nostdlib -ffreestanding -fno-builtin -fno-stack-protector

@@ -27,7 +27,9 @@ fact_in_code() { # fact
 	local -a facts
 	for cell in $(find "$TOP/arches" -maxdepth 1 -name '*.yaml' -printf '%f\n' | sed 's/\.yaml$//'); do
 		eval "$(nmx env --tree linux-6.1 --variant upstream --cell "$cell")"
-		facts=("$NMX_QEMU_BINARY" "$NMX_KERNEL_IMAGE")
+		facts=("$NMX_QEMU_BINARY")
+		# vmlinux is every build's ELF, not a cell's fact (ppc64le boots it).
+		[ "$NMX_KERNEL_IMAGE" = vmlinux ] || facts+=("$NMX_KERNEL_IMAGE")
 		[ -z "$NMX_CROSS_COMPILE" ] || facts+=("$NMX_CROSS_COMPILE")
 		[ -z "$NMX_DTB" ] || facts+=("$(basename "$NMX_DTB")")
 		[ -z "$NMX_UIMAGE_LOAD" ] || facts+=("$NMX_UIMAGE_LOAD")
@@ -65,7 +67,7 @@ fact_in_code() { # fact
 		grep -qx -- '-kernel' "$SCRATCH/q"
 		nmx fragment --cell "$cell" --common "$TOP/kconfig/common.config" -o "$SCRATCH/f"
 		grep -q '^CONFIG_FUNCTION_GRAPH_TRACER=y$' "$SCRATCH/f"
-		nmx guest-header --cell "$cell" >"$SCRATCH/cell.h"
+		nmx guest-header --tree linux-6.12 --cell "$cell" >"$SCRATCH/cell.h"
 		# The header is C the guest can include.
 		printf '#include "%s"\nconst char *c = NMX_CELL, *m = NMX_UNAME_MACHINE;\n' \
 			"$SCRATCH/cell.h" | gcc -fsyntax-only -x c -

@@ -211,3 +211,28 @@ fake_cell() { # dir status-of-configure
 	run "$NMX" summary "$SCRATCH"
 	[ "$status" -eq 2 ]
 }
+
+@test "guest-header: a fault root per kernel version, the highest not above the tree's" {
+	cp -r "$TOP/arches" "$SCRATCH/arches"
+	sed 's/^  fault_root: .*/  fault_root:\n    "6.1": do_page_fault\n    "6.12": handle_page_fault/' \
+		"$TOP/arches/arm64.yaml" >"$SCRATCH/arches/arm64.yaml"
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" guest-header --tree linux-6.1 --cell arm64
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'#define NMX_FAULT_ROOT "do_page_fault"'* ]]
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" guest-header --tree linux-6.12 --cell arm64
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'#define NMX_FAULT_ROOT "handle_page_fault"'* ]]
+	# Without a tree the version is unknown: said, not guessed.
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" guest-header --cell arm64
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"names no fault root for kernel of unknown version"* ]]
+	# Only from 6.12 on: nothing for 6.1.
+	sed -i '/"6.1": do_page_fault/d' "$SCRATCH/arches/arm64.yaml"
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" guest-header --tree linux-6.1 --cell arm64
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"cell arm64 names no fault root for kernel 6.1"* ]]
+	sed -i 's/"6.12": handle_page_fault/six: handle_page_fault/' "$SCRATCH/arches/arm64.yaml"
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" guest-header --tree linux-6.12 --cell arm64
+	[ "$status" -eq 2 ]
+	[[ "$output" == *'guest.fault_root maps a kernel version ("6.12") to a function'* ]]
+}

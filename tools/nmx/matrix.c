@@ -174,6 +174,80 @@ static const char *const guest_keys[] = {
 	"poweroff", "bl_switcher", "busybox", NULL
 };
 
+/* "6.12" as a number to compare: major * 1000 + minor; -1 if malformed. */
+static long version_number(const char *v)
+{
+	char *end;
+	long major, minor;
+
+	major = strtol(v, &end, 10);
+	if (end == v || *end != '.' || major < 0)
+		return -1;
+	v = end + 1;
+	minor = strtol(v, &end, 10);
+	if (end == v || *end || minor < 0 || minor >= 1000)
+		return -1;
+	return major * 1000 + minor;
+}
+
+/*
+ * guest.fault_root: a function name, or a mapping from the kernel version
+ * where a root starts to be the one ("6.1": do_page_fault, "6.12":
+ * handle_page_fault) when the fault path changed between trees.
+ */
+static int get_fault_roots(struct ydoc *y, yaml_node_t *guest, struct cell *c)
+{
+	yaml_node_t *n = ydoc_get(y, guest, "fault_root");
+	yaml_node_pair_t *p;
+	int err = 0;
+
+	if (n && n->type == YAML_MAPPING_NODE) {
+		for (p = n->data.mapping.pairs.start;
+		     p < n->data.mapping.pairs.top; p++) {
+			const char *v = ydoc_str(yaml_document_get_node(&y->doc, p->key));
+			const char *r = ydoc_str(yaml_document_get_node(&y->doc, p->value));
+
+			if (!v || version_number(v) < 0 || !r || !*r) {
+				fprintf(stderr, "%s:%d: guest.fault_root maps a kernel version (\"6.12\") to a function\n",
+					y->path, ydoc_line(n));
+				err = -1;
+				continue;
+			}
+			strlist_add(&c->fault_root_versions, v);
+			strlist_add(&c->fault_root_names, r);
+		}
+		if (!c->fault_root_versions.n && !err) {
+			fprintf(stderr, "%s:%d: guest.fault_root maps no version\n",
+				y->path, ydoc_line(n));
+			err = -1;
+		}
+		return err;
+	}
+	c->fault_root = need_str(y, guest, "fault_root", "guest", &err);
+	return err;
+}
+
+const char *cell_fault_root(const struct cell *c, const char *version)
+{
+	long want = version ? version_number(version) : -1, best = -1, v;
+	const char *root = NULL;
+	size_t i;
+
+	if (c->fault_root)
+		return c->fault_root;
+	for (i = 0; want >= 0 && i < c->fault_root_versions.n; i++) {
+		v = version_number(c->fault_root_versions.v[i]);
+		if (v <= want && v > best) {
+			best = v;
+			root = c->fault_root_names.v[i];
+		}
+	}
+	if (!root)
+		fprintf(stderr, "nmx: cell %s names no fault root for kernel %s\n",
+			c->name, version ? version : "of unknown version (give --tree)");
+	return root;
+}
+
 int cell_load(struct cell *c, const char *arches_dir, const char *name)
 {
 	yaml_node_t *root, *qemu, *guest;
@@ -247,7 +321,7 @@ int cell_load(struct cell *c, const char *arches_dir, const char *name)
 			path);
 		err = -1;
 	}
-	c->fault_root = need_str(&y, guest, "fault_root", "guest", &err);
+	err |= get_fault_roots(&y, guest, c);
 	c->fault_trigger = need_str(&y, guest, "fault_trigger", "guest", &err);
 	if (c->fault_trigger && strcmp(c->fault_trigger, "touch") &&
 	    strcmp(c->fault_trigger, "read-zero")) {
@@ -321,6 +395,8 @@ void cell_free(struct cell *c)
 	strlist_free(&c->guest_cflags);
 	free(c->uname_machine);
 	free(c->fault_root);
+	strlist_free(&c->fault_root_versions);
+	strlist_free(&c->fault_root_names);
 	free(c->fault_trigger);
 	free(c->busybox);
 	strlist_free(&c->packages);

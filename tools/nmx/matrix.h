@@ -35,7 +35,9 @@ struct cell {
 	struct strlist guest_cflags;
 	char *uname_machine;
 	int big_endian;
-	char *fault_root;
+	char *fault_root;	/* one for every tree, or NULL: see below */
+	/* Per kernel version ("6.12" -> root), from the version on. */
+	struct strlist fault_root_versions, fault_root_names;
 	char *fault_trigger;	/* "touch" or "read-zero" */
 	int poweroff_by_restart;
 	int bl_switcher;
@@ -46,6 +48,12 @@ struct cell {
 
 int cell_load(struct cell *c, const char *arches_dir, const char *name);
 void cell_free(struct cell *c);
+/*
+ * The seed example's fault root on a tree of @version (NULL: unknown):
+ * the cell's one root, or the entry of the highest version not above
+ * @version. NULL (said on stderr) if the cell names none for it.
+ */
+const char *cell_fault_root(const struct cell *c, const char *version);
 /* QEMU's -accel value: the cell's TCG setting under TCG (@accel NULL or "tcg"). */
 const char *cell_accel(const struct cell *c, const char *accel);
 /* The kernel command line of a boot (@probe: the accelerator probe's). */
