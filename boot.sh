@@ -57,16 +57,68 @@ last_boot() {
 	[ -z "$last" ] || printf ', last run: %s s' "$last"
 }
 
-# QEMU itself, its serial port written to boot.log. Sets rc and timed_out.
+# A board's boot: Debian's U-Boot (qemu.uboot in the arch file) finds the
+# kernel as a uImage and the initramfs as a ramdisk image where QEMU placed
+# them in RAM, checks both, and runs the boot command of its control device
+# tree: QEMU's own tree for this machine and firmware, with /config/bootcmd
+# and no autoboot delay added. Sets uboot_args: qemu-cmd's arguments.
+prepare_uboot() {
+	local dir=$NMX_OUT/nmx-uboot missing bootcmd
+	local -a dump
+	if missing=$(missing_tools mkimage fdtput); then
+		record_stage "$cell_dir" boot INFRA_FAIL 0 "missing: $missing"
+		exit 2
+	fi
+	if [ ! -f "$NMX_UBOOT_FIRMWARE" ]; then
+		record_stage "$cell_dir" boot INFRA_FAIL 0 "no $NMX_UBOOT_FIRMWARE (Debian: u-boot-qemu)"
+		exit 2
+	fi
+	mkdir -p "$dir"
+	rm -f "$dir/uImage" "$dir/uInitrd" "$dir/board.dtb"
+	if ! {
+		recorded --log "$dir/mkimage.log" "$cell_dir" SOURCE_DATE_EPOCH=0 mkimage \
+			-A "$NMX_ARCH" -O linux -T kernel -C none -a "$NMX_UBOOT_KERNEL_LOAD" \
+			-e "$NMX_UBOOT_KERNEL_LOAD" -n "notrace-matrix $NMX_CELL" \
+			-d "$NMX_OUT/$NMX_KERNEL_IMAGE" "$dir/uImage" &&
+			recorded --log "$dir/mkimage-ramdisk.log" "$cell_dir" SOURCE_DATE_EPOCH=0 \
+				mkimage -A "$NMX_ARCH" -O linux -T ramdisk -C none \
+				-n "notrace-matrix initramfs" -d "$initrd" "$dir/uInitrd"
+	}; then
+		record_stage "$cell_dir" boot INFRA_FAIL 0 "mkimage failed (see $dir/mkimage*.log)"
+		exit 2
+	fi
+	mapfile -d '' dump < <(nmx qemu-cmd --cell "$NMX_CELL" --accel "$accel" --dump-dtb "$dir/board.dtb")
+	if ! {
+		bootcmd=$(nmx uboot-bootcmd --cell "$NMX_CELL") &&
+			recorded --log "$dir/dumpdtb.log" "$cell_dir" "${dump[@]}" &&
+			recorded "$cell_dir" fdtput -c "$dir/board.dtb" /config &&
+			recorded "$cell_dir" fdtput -t s "$dir/board.dtb" /config bootcmd "$bootcmd" &&
+			recorded "$cell_dir" fdtput -t i "$dir/board.dtb" /config bootdelay 0
+	}; then
+		record_stage "$cell_dir" boot INFRA_FAIL 0 "cannot make U-Boot's device tree (see $dir/dumpdtb.log)"
+		exit 2
+	fi
+	uboot_args=(--kernel "$dir/uImage" --initrd "$dir/uInitrd" --uboot-dtb "$dir/board.dtb")
+}
+
+# QEMU itself, its serial port written to boot.log: through the cell's
+# U-Boot if it has one (NMX_LOADER=qemu: QEMU's own loader). Sets rc and
+# timed_out.
 boot_qemu() {
-	local -a cmd
-	mapfile -d '' cmd < <(nmx qemu-cmd --cell "$NMX_CELL" --kernel "$kernel" \
-		--initrd "$initrd" "${dtb_args[@]}" --accel "$accel" \
-		--log "$cell_dir/boot.log")
+	local -a cmd uboot_args=(--kernel "$kernel" --initrd "$initrd" "${dtb_args[@]}")
+	local loader=qemu through=''
+	if [ -n "$NMX_UBOOT_FIRMWARE" ] && [ "${NMX_LOADER:-uboot}" = uboot ]; then
+		loader=uboot
+		through=' through U-Boot'
+		prepare_uboot
+	fi
+	record_meta "$cell_dir" loader "$loader"
+	mapfile -d '' cmd < <(nmx qemu-cmd --cell "$NMX_CELL" "${uboot_args[@]}" \
+		--accel "$accel" --log "$cell_dir/boot.log")
 	[ "${#cmd[@]}" -gt 0 ] || exit 2
 	printf '# boot (QEMU is killed after %ss); the log is %s\n' \
 		"$NMX_BOOT_TIMEOUT" "$cell_dir/boot.log" >>"$cell_dir/reproduce.sh"
-	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot with $accel, timeout ${NMX_BOOT_TIMEOUT}s$(last_boot)"
+	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot with $accel$through, timeout ${NMX_BOOT_TIMEOUT}s$(last_boot)"
 	# --foreground: QEMU stays in the cell's process group, so that a
 	# run's SIGTERM (matrix.sh stops a cell by its group) reaches it.
 	recorded --log "$cell_dir/qemu.log" --may-fail "$cell_dir" \

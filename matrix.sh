@@ -2,7 +2,8 @@
 # Run the matrix: every (tree, variant, cell) of matrix.yaml's run, or the
 # ones named. One failing cell never stops the others.
 #
-#   matrix.sh [--no-install] [-j N] [--boot-with qemu|lava] [--tree T]... [--variant V]... [--cell C]...
+#   matrix.sh [--no-install] [-j N] [--boot-with qemu|lava] [--loader uboot|qemu]
+#             [--tree T]... [--variant V]... [--cell C]...
 #   matrix.sh [--no-install] --patches PATH [--tree T]... [--cell C]...
 #   matrix.sh [--no-install] --tree DIR [--series T] [--patches PATH] ...
 #   matrix.sh [--no-install] --resume RUN_ID
@@ -21,6 +22,10 @@
 # -j N (NMX_JOBS; default: the number of cores): with N > 1 every kernel
 # is built first, one at a time, then the boots run N at a time; -j 1 is
 # the serial mode (build, boot, next cell).
+#
+# --loader qemu (NMX_LOADER): QEMU loads kernel and initramfs itself, also
+# on the cells that otherwise boot like a board through Debian's U-Boot
+# (qemu.uboot in their arch file).
 #
 # --boot-with lava (NMX_BOOT_WITH): each boot is a LAVA job run by Debian's
 # lava-run (boot.sh); the verdict still comes from nmx judge reading the
@@ -57,7 +62,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/scripts/lib.sh"
 
 usage() {
-	echo "usage: $0 [--no-install] [-j N] [--boot-with qemu|lava] [--tree T]... [--variant V]... [--cell C]..." >&2
+	echo "usage: $0 [--no-install] [-j N] [--boot-with qemu|lava] [--loader uboot|qemu] [--tree T]... [--variant V]... [--cell C]..." >&2
 	echo "       $0 [--no-install] --patches PATH [--tree T]... [--cell C]..." >&2
 	echo "       $0 [--no-install] --tree DIR [--series T] [--patches PATH] [--variant V]... [--cell C]..." >&2
 	echo "       $0 [--no-install] --resume RUN_ID" >&2
@@ -356,6 +361,7 @@ main() {
 		--resume) [ $# -ge 2 ] || usage; resume=$2; shift 2 ;;
 		--shard) [ $# -ge 2 ] || usage; shard=$2; shift 2 ;;
 		--boot-with) [ $# -ge 2 ] || usage; export NMX_BOOT_WITH=$2; shift 2 ;;
+		--loader) [ $# -ge 2 ] || usage; export NMX_LOADER=$2; shift 2 ;;
 		-j) [ $# -ge 2 ] || usage; JOBS=$2; shift 2 ;;
 		-j[0-9]*) JOBS=${1#-j}; shift ;;
 		--merge) [ $# -ge 2 ] || usage; merge=$2; shift 2; shards=("$@"); shift $# ;;
@@ -365,6 +371,10 @@ main() {
 	if [ -n "$resume" ] && { [ "${#select[@]}" -gt 0 ] || [ -n "$patches" ]; }; then
 		usage
 	fi
+	case ${NMX_LOADER:-uboot} in
+	uboot | qemu) ;;
+	*) err "--loader $NMX_LOADER: uboot (the cell's U-Boot, where it has one) or qemu (QEMU's own loader)"; exit 2 ;;
+	esac
 	case ${NMX_BOOT_WITH:-qemu} in
 	qemu | lava) ;;
 	*) err "--boot-with $NMX_BOOT_WITH: qemu (QEMU directly) or lava (a LAVA job through lava-run)"; exit 2 ;;

@@ -41,6 +41,7 @@ package_of() {
 	case $1 in
 	*-linux-gnu*-gcc) echo "gcc-${1%-gcc}" ;;
 	mkimage) echo u-boot-tools ;;
+	fdtput) echo device-tree-compiler ;;
 	qemu-system-x86_64 | qemu-system-i386) echo qemu-system-x86 ;;
 	qemu-system-arm | qemu-system-aarch64) echo qemu-system-arm ;;
 	qemu-system-mips*) echo qemu-system-mips ;;

@@ -129,3 +129,9 @@ lava_job() { # cell [extra nmx args]
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--boot-with docker: qemu"* ]]
 }
+
+@test "matrix.sh --loader: an unknown loader is refused" {
+	run "$TOP/matrix.sh" --no-install --loader grub
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--loader grub: uboot"* ]]
+}

@@ -236,3 +236,47 @@ fake_cell() { # dir status-of-configure
 	[ "$status" -eq 2 ]
 	[[ "$output" == *'guest.fault_root maps a kernel version ("6.12") to a function'* ]]
 }
+
+@test "qemu-cmd --uboot-dtb: the board's boot through the cell's U-Boot, images placed in RAM" {
+	local cmd
+	cmd=$(nmx qemu-cmd --cell arm64 --kernel /b/uImage --initrd /b/uInitrd --uboot-dtb /b/board.dtb \
+		--accel tcg --log /r/boot.log | tr '\0' ' ')
+	[[ "$cmd" == *"-bios /usr/lib/u-boot/qemu_arm64/u-boot.bin"* ]]
+	[[ "$cmd" == *"-dtb /b/board.dtb"* ]]
+	[[ "$cmd" == *"-device loader,file=/b/uImage,addr=0x42000000,force-raw=on"* ]]
+	[[ "$cmd" == *"-device loader,file=/b/uInitrd,addr=0x44000000,force-raw=on"* ]]
+	# U-Boot loads the kernel and gives it the command line: QEMU does not.
+	[[ "$cmd" != *"-kernel"* ]]
+	[[ "$cmd" != *"-append"* ]]
+}
+
+@test "qemu-cmd --dump-dtb: the same machine and firmware, QEMU writing its device tree" {
+	local cmd
+	cmd=$(nmx qemu-cmd --cell arm-be8 --accel tcg --dump-dtb /b/board.dtb | tr '\0' ' ')
+	[[ "$cmd" == "qemu-system-arm -M virt,dumpdtb=/b/board.dtb -cpu cortex-a15 "* ]]
+	[[ "$cmd" == *"-bios /usr/lib/u-boot/qemu_arm/u-boot.bin"* ]]
+}
+
+@test "uboot-bootcmd: the kernel command line, then bootm of both images with U-Boot's tree" {
+	run nmx uboot-bootcmd --cell arm64
+	[ "$status" -eq 0 ]
+	[ "$output" = "setenv bootargs 'console=ttyAMA0 panic=-1 rdinit=/init'; bootm 0x42000000 0x44000000 \${fdtcontroladdr}" ]
+	# A cell without qemu.uboot is said so, for both commands.
+	run nmx uboot-bootcmd --cell x86_64
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"cell x86_64 does not boot through U-Boot"* ]]
+	run nmx qemu-cmd --cell x86_64 --accel tcg --dump-dtb /b/board.dtb
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"does not boot through U-Boot"* ]]
+}
+
+@test "env: the U-Boot facts reach boot.sh; a misspelt qemu.uboot key is refused" {
+	run nmx env --tree linux-6.1 --variant upstream --cell arm-be8
+	[[ "$output" == *"NMX_UBOOT_FIRMWARE='/usr/lib/u-boot/qemu_arm/u-boot.bin'"* ]]
+	[[ "$output" == *"NMX_UBOOT_KERNEL_LOAD='0x40008000'"* ]]
+	cp -r "$TOP/arches" "$SCRATCH/arches"
+	sed -i 's/^    ramdisk_addr:/    ramdisk_adr:/' "$SCRATCH/arches/arm64.yaml"
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" env --tree linux-6.1 --variant upstream --cell arm64
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"ramdisk_adr"* ]]
+}

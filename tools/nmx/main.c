@@ -76,7 +76,11 @@ static void usage(FILE *f)
 "        fail (exit 1) naming each requested symbol that did not survive\n"
 "  qemu-cmd --cell C --kernel K --initrd I [--dtb D] [--accel A] --log L\n"
 "        print the QEMU command line, NUL-separated (--probe instead of\n"
-"        --initrd: the accelerator probe's, booting to the no-init panic)\n"
+"        --initrd: the accelerator probe's, booting to the no-init panic;\n"
+"        --uboot-dtb DTB: through the cell's U-Boot, K and I being the uImage and\n"
+"        ramdisk image; --dump-dtb F: QEMU writes the board's device tree to F)\n"
+"  uboot-bootcmd --cell C\n"
+"        U-Boot's boot command for the cell (its control device tree's /config/bootcmd)\n"
 "  lava-job --tree T --variant V --cell C --kernel K --initrd I [--dtb D]\n"
 "           [--accel A] [--timeout SECS] -o DIR\n"
 "        write DIR/device.yaml and DIR/job.yaml: the cell's boot for lava-run\n"
@@ -253,6 +257,7 @@ struct selection {
 	const char *kernel, *initrd, *dtb, *accel, *log;
 	int probe;
 	unsigned int timeout;
+	const char *uboot_dtb, *dump_dtb;
 };
 
 static int parse_selection(int argc, char **argv, struct selection *s)
@@ -270,6 +275,8 @@ static int parse_selection(int argc, char **argv, struct selection *s)
 		{ "log", required_argument, 0, 'l' },
 		{ "probe", no_argument, 0, 'P' },
 		{ "timeout", required_argument, 0, 'T' },
+		{ "uboot-dtb", required_argument, 0, 'U' },
+		{ "dump-dtb", required_argument, 0, 'D' },
 		{ 0 }
 	};
 	int opt;
@@ -288,6 +295,8 @@ static int parse_selection(int argc, char **argv, struct selection *s)
 		case 'A': s->accel = optarg; break;
 		case 'l': s->log = optarg; break;
 		case 'P': s->probe = 1; break;
+		case 'U': s->uboot_dtb = optarg; break;
+		case 'D': s->dump_dtb = optarg; break;
 		case 'T':
 			s->timeout = (unsigned int)strtoul(optarg, &end, 10);
 			if (*end || !s->timeout || s->timeout > 86400) {
@@ -372,6 +381,8 @@ static int cmd_env(int argc, char **argv)
 	sh_var("NMX_UIMAGE_LOAD", c.uimage_load);
 	sh_var("NMX_DTB", c.dtb);
 	sh_var("NMX_QEMU_BINARY", c.qemu_binary);
+	sh_var("NMX_UBOOT_FIRMWARE", c.uboot_firmware);
+	sh_var("NMX_UBOOT_KERNEL_LOAD", c.uboot_kernel_load);
 	sh_array("NMX_GUEST_CFLAGS", &c.guest_cflags);
 	sh_var("NMX_BUSYBOX", c.busybox);
 	snprintf(buf, sizeof(buf), "%d", m.boot_timeout);
@@ -567,42 +578,117 @@ static void arg0(const char *s)
 	putchar('\0');
 }
 
+/* The cell's machine; with ",dumpdtb=FILE" on -M's value if @dumpdtb. */
+static void machine_args(const struct cell *c, const char *dumpdtb)
+{
+	size_t i;
+
+	for (i = 0; i < c->qemu_machine.n; i++) {
+		if (dumpdtb && i > 0 && !strcmp(c->qemu_machine.v[i - 1], "-M")) {
+			printf("%s,dumpdtb=%s", c->qemu_machine.v[i], dumpdtb);
+			putchar('\0');
+			continue;
+		}
+		arg0(c->qemu_machine.v[i]);
+	}
+}
+
+/* -device loader: @file placed raw at @addr, as a board's boot medium. */
+static void loader_arg(const char *file, const char *addr)
+{
+	arg0("-device");
+	printf("loader,file=%s,addr=%s,force-raw=on", file, addr);
+	putchar('\0');
+}
+
+/*
+ * U-Boot's boot command for the cell (its control device tree's
+ * /config/bootcmd): the kernel command line, then bootm of the uImage and
+ * ramdisk image QEMU placed in RAM, with U-Boot's own device tree.
+ */
+static int cmd_uboot_bootcmd(int argc, char **argv)
+{
+	struct selection s;
+	struct cell c;
+	char append[512];
+
+	if (parse_selection(argc, argv, &s))
+		return EXIT_INFRA;
+	if (cell_load(&c, arches_dir, s.cell))
+		return EXIT_INFRA;
+	if (!c.uboot_firmware) {
+		fprintf(stderr, "nmx uboot-bootcmd: cell %s does not boot through U-Boot (no qemu.uboot)\n",
+			c.name);
+		cell_free(&c);
+		return EXIT_INFRA;
+	}
+	cell_kernel_append(&c, 0, append, sizeof(append));
+	printf("setenv bootargs '%s'; bootm %s %s ${fdtcontroladdr}\n", append,
+	       c.uboot_kernel_addr, c.uboot_ramdisk_addr);
+	cell_free(&c);
+	return EXIT_PASS;
+}
+
 static int cmd_qemu_cmd(int argc, char **argv)
 {
 	struct selection s;
 	struct cell c;
 	char append[512];
-	size_t i;
 
 	if (parse_selection(argc, argv, &s))
 		return EXIT_INFRA;
-	if (!s.kernel || (!s.initrd && !s.probe) || !s.log) {
+	if (!s.dump_dtb && (!s.kernel || (!s.initrd && !s.probe) || !s.log)) {
 		fprintf(stderr, "nmx qemu-cmd: --kernel, --initrd (or --probe) and --log are required\n");
 		return EXIT_INFRA;
 	}
 	if (cell_load(&c, arches_dir, s.cell))
 		return EXIT_INFRA;
-	if (c.dtb && !s.dtb) {
+	if ((s.uboot_dtb || s.dump_dtb) && !c.uboot_firmware) {
+		fprintf(stderr, "nmx qemu-cmd: cell %s does not boot through U-Boot (no qemu.uboot)\n",
+			c.name);
+		cell_free(&c);
+		return EXIT_INFRA;
+	}
+	if (c.dtb && !s.dtb && !s.uboot_dtb && !s.dump_dtb) {
 		fprintf(stderr, "nmx qemu-cmd: cell %s boots with a DTB: pass --dtb\n",
 			c.name);
 		cell_free(&c);
 		return EXIT_INFRA;
 	}
-	cell_kernel_append(&c, s.probe, append, sizeof(append));
 	arg0(c.qemu_binary);
-	for (i = 0; i < c.qemu_machine.n; i++)
-		arg0(c.qemu_machine.v[i]);
+	/*
+	 * --dump-dtb: QEMU writes the device tree of the machine U-Boot runs
+	 * on and exits. It must be the same machine, firmware included: with
+	 * -bios, virt leaves devices out that a tree dumped without it has.
+	 */
+	machine_args(&c, s.dump_dtb);
 	/* Under TCG the cell may name its threading (arches/<cell>.yaml). */
 	arg0("-accel");
 	arg0(cell_accel(&c, s.accel));
 	arg0("-display");
 	arg0("none");
+	if (s.dump_dtb || s.uboot_dtb) {
+		arg0("-bios");
+		arg0(c.uboot_firmware);
+	}
+	if (s.dump_dtb)
+		goto done;
 	arg0("-monitor");
 	arg0("none");
 	arg0("-no-reboot");
 	arg0("-serial");
 	printf("file:%s", s.log);
 	putchar('\0');
+	if (s.uboot_dtb) {
+		/* Like a board: U-Boot finds both images in RAM and checks them. */
+		arg0("-dtb");
+		arg0(s.uboot_dtb);
+		loader_arg(s.kernel, c.uboot_kernel_addr);
+		if (s.initrd)
+			loader_arg(s.initrd, c.uboot_ramdisk_addr);
+		goto done;
+	}
+	cell_kernel_append(&c, s.probe, append, sizeof(append));
 	arg0("-kernel");
 	arg0(s.kernel);
 	if (s.initrd) {
@@ -615,6 +701,7 @@ static int cmd_qemu_cmd(int argc, char **argv)
 	}
 	arg0("-append");
 	arg0(append);
+done:
 	cell_free(&c);
 	return EXIT_PASS;
 }
@@ -1179,6 +1266,7 @@ int main(int argc, char **argv)
 		{ "fragment", cmd_fragment },
 		{ "config-check", cmd_config_check },
 		{ "qemu-cmd", cmd_qemu_cmd },
+		{ "uboot-bootcmd", cmd_uboot_bootcmd },
 		{ "guest-header", cmd_guest_header },
 		{ "deps", cmd_deps },
 		{ "judge", cmd_judge },

@@ -167,7 +167,10 @@ static const char *const cell_keys[] = {
 	"packages", NULL
 };
 static const char *const qemu_keys[] = {
-	"binary", "machine", "console", "tcg", NULL
+	"binary", "machine", "console", "tcg", "uboot", NULL
+};
+static const char *const uboot_keys[] = {
+	"firmware", "kernel_load", "kernel_addr", "ramdisk_addr", NULL
 };
 static const char *const guest_keys[] = {
 	"cflags", "uname_machine", "endian", "fault_root", "fault_trigger",
@@ -250,7 +253,7 @@ const char *cell_fault_root(const struct cell *c, const char *version)
 
 int cell_load(struct cell *c, const char *arches_dir, const char *name)
 {
-	yaml_node_t *root, *qemu, *guest;
+	yaml_node_t *root, *qemu, *guest, *uboot;
 	char path[4096];
 	const char *s;
 	struct ydoc y;
@@ -310,6 +313,15 @@ int cell_load(struct cell *c, const char *arches_dir, const char *name)
 	err |= get_list(&y, qemu, "machine", &c->qemu_machine);
 	c->console = need_str(&y, qemu, "console", "qemu", &err);
 	c->qemu_tcg = dup_or_null(ydoc_str(ydoc_get(&y, qemu, "tcg")));
+	uboot = ydoc_get(&y, qemu, "uboot");
+	if (uboot) {
+		if (ydoc_check_keys(&y, uboot, "qemu.uboot", uboot_keys))
+			goto fail;
+		c->uboot_firmware = need_str(&y, uboot, "firmware", "qemu.uboot", &err);
+		c->uboot_kernel_load = need_str(&y, uboot, "kernel_load", "qemu.uboot", &err);
+		c->uboot_kernel_addr = need_str(&y, uboot, "kernel_addr", "qemu.uboot", &err);
+		c->uboot_ramdisk_addr = need_str(&y, uboot, "ramdisk_addr", "qemu.uboot", &err);
+	}
 
 	err |= get_list(&y, guest, "cflags", &c->guest_cflags);
 	c->uname_machine = need_str(&y, guest, "uname_machine", "guest", &err);
@@ -390,6 +402,10 @@ void cell_free(struct cell *c)
 	strlist_free(&c->kconfig);
 	free(c->qemu_binary);
 	free(c->qemu_tcg);
+	free(c->uboot_firmware);
+	free(c->uboot_kernel_load);
+	free(c->uboot_kernel_addr);
+	free(c->uboot_ramdisk_addr);
 	strlist_free(&c->qemu_machine);
 	free(c->console);
 	strlist_free(&c->guest_cflags);

@@ -30,6 +30,11 @@ struct cell {
 	char *qemu_binary;
 	struct strlist qemu_machine;
 	char *qemu_tcg;		/* -accel value under TCG, NULL: "tcg" */
+	/* Boot through U-Boot (qemu.uboot), or NULL firmware: QEMU's loader only */
+	char *uboot_firmware;	/* Debian's u-boot-qemu binary, as -bios */
+	char *uboot_kernel_load;	/* the uImage's load and entry address */
+	char *uboot_kernel_addr;	/* where QEMU places the uImage */
+	char *uboot_ramdisk_addr;	/* and the ramdisk image */
 	char *console;
 	/* Guest */
 	struct strlist guest_cflags;
