@@ -3,7 +3,7 @@
 # ones named. One failing cell never stops the others.
 #
 #   matrix.sh [--no-install] [-j N] [--boot-with qemu|lava] [--loader uboot|qemu]
-#             [--tree T]... [--variant V]... [--cell C]...
+#             [--tree T]... [--variant V]... [--cell C]... [--e2e]
 #   matrix.sh [--no-install] --patches PATH [--tree T]... [--cell C]...
 #   matrix.sh [--no-install] --tree DIR [--series T] [--patches PATH] ...
 #   matrix.sh [--no-install] --resume RUN_ID
@@ -22,6 +22,9 @@
 # -j N (NMX_JOBS; default: the number of cores): with N > 1 every kernel
 # is built first, one at a time, then the boots run N at a time; -j 1 is
 # the serial mode (build, boot, next cell).
+#
+# --e2e: the end-to-end test's cells (matrix.yaml run.e2e_cells) instead
+# of run.cells; tests/run.sh runs this.
 #
 # --loader qemu (NMX_LOADER): QEMU loads kernel and initramfs itself, also
 # on the cells that otherwise boot like a board through Debian's U-Boot
@@ -356,6 +359,7 @@ main() {
 			shift 2
 			;;
 		--variant | --cell) [ $# -ge 2 ] || usage; select+=("$1" "$2"); shift 2 ;;
+		--e2e) select+=(--e2e); shift ;;
 		--series) [ $# -ge 2 ] || usage; series=$2; shift 2 ;;
 		--patches) [ $# -ge 2 ] || usage; patches=$2; shift 2 ;;
 		--resume) [ $# -ge 2 ] || usage; resume=$2; shift 2 ;;

@@ -64,8 +64,9 @@ static void usage(FILE *f)
 "  -l DIR: a tree 'local' built from the kernel checkout DIR, with the series\n"
 "        of the tree whose version DIR's Makefile has (or of -s TREE)\n"
 "\n"
-"  cells [--tree T] [--variant V] [--cell C]...\n"
-"        list 'tree variant cell' lines a run covers (default: matrix.yaml run)\n"
+"  cells [--tree T] [--variant V] [--cell C]... [--e2e]\n"
+"        list 'tree variant cell' lines a run covers (default: matrix.yaml run;\n"
+"        --e2e: with run.e2e_cells, the end-to-end test's cells)\n"
 "  trees\n"
 "        list 'tree series-directory package' lines, one per tree (for -l: its directory)\n"
 "  env --tree T --variant V --cell C\n"
@@ -148,22 +149,28 @@ static int cmd_cells(int argc, char **argv)
 		{ "tree", required_argument, 0, 't' },
 		{ "variant", required_argument, 0, 'v' },
 		{ "cell", required_argument, 0, 'c' },
+		{ "e2e", no_argument, 0, 'e' },
 		{ 0 }
 	};
 	struct matrix m;
 	size_t i, j, k;
-	int opt, err = 0, variants_named, both_named;
+	int opt, err = 0, variants_named, both_named, e2e = 0;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': strlist_add(&trees, optarg); break;
 		case 'v': strlist_add(&variants, optarg); break;
 		case 'c': strlist_add(&cells, optarg); break;
+		case 'e': e2e = 1; break;
 		default: return EXIT_INFRA;
 		}
 	}
 	if (load_matrix(&m))
 		return EXIT_INFRA;
+	/* --e2e: the end-to-end test's cells instead of the run's. */
+	if (e2e && !cells.n)
+		for (i = 0; i < m.e2e_cells.n; i++)
+			strlist_add(&cells, m.e2e_cells.v[i]);
 	variants_named = variants.n > 0;
 	both_named = variants_named && trees.n > 0;
 	if (!trees.n)

@@ -425,7 +425,7 @@ static const char *const tree_keys[] = {
 };
 static const char *const variant_keys[] = { "skip_patches", NULL };
 static const char *const run_keys[] = {
-	"trees", "variants", "cells", "kconfig", "boot_timeout", NULL
+	"trees", "variants", "cells", "e2e_cells", "kconfig", "boot_timeout", NULL
 };
 
 static int load_tree(struct ydoc *y, yaml_node_t *key, yaml_node_t *val,
@@ -512,6 +512,7 @@ int matrix_load(struct matrix *m, const char *path, const char *arches_dir)
 	err |= get_list(&y, run, "trees", &m->run_trees);
 	err |= get_list(&y, run, "variants", &m->run_variants);
 	err |= get_list(&y, run, "cells", &m->run_cells);
+	err |= get_list(&y, run, "e2e_cells", &m->e2e_cells);
 	err |= get_list(&y, run, "kconfig", &m->kconfig);
 	err |= check_kconfig_lines(&y, &m->kconfig);
 	{
@@ -538,6 +539,12 @@ int matrix_load(struct matrix *m, const char *path, const char *arches_dir)
 		if (!matrix_tree(m, m->run_trees.v[i])) {
 			fprintf(stderr, "%s: run.trees names unknown tree '%s'\n",
 				path, m->run_trees.v[i]);
+			err = -1;
+		}
+	for (i = 0; i < m->e2e_cells.n; i++)
+		if (!strlist_has(&m->run_cells, m->e2e_cells.v[i])) {
+			fprintf(stderr, "%s: run.e2e_cells names '%s', which run.cells does not\n",
+				path, m->e2e_cells.v[i]);
 			err = -1;
 		}
 	for (i = 0; i < m->run_cells.n; i++) {
@@ -578,6 +585,7 @@ void matrix_free(struct matrix *m)
 	strlist_free(&m->run_trees);
 	strlist_free(&m->run_variants);
 	strlist_free(&m->run_cells);
+	strlist_free(&m->e2e_cells);
 	strlist_free(&m->kconfig);
 	memset(m, 0, sizeof(*m));
 }

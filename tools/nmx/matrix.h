@@ -93,6 +93,8 @@ struct matrix {
 	struct strlist run_trees;
 	struct strlist run_variants;
 	struct strlist run_cells;
+	/* The end-to-end test's cells (tests/run.sh): some of run_cells. */
+	struct strlist e2e_cells;
 	struct strlist kconfig;		/* extra symbols for every cell */
 	int boot_timeout;		/* seconds */
 };
