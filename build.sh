@@ -385,15 +385,16 @@ stage_kernel() {
 
 stage_guest() {
 	local t0 dir=$NMX_OUT/nmx-guest cc="${NMX_CROSS_COMPILE}gcc"
-	local -a cmd skip
+	local -a cmd skip argv
 	t0=$(date +%s.%N)
 	[ -d "$NMX_OUT/nmx-headers/include" ] ||
 		fail guest INFRA_FAIL 0 "no kernel headers: run the kernel stage"
 	mkdir -p "$dir"
 	# The cell's facts, one generated header, so the guest can check it
 	# runs where the cell claims.
-	recorded --stdout "$dir/cell.h" "$CELL_DIR" "$NMX_BIN" -m "$NMX_MATRIX" \
-		-a "$NMX_ARCHES_DIR" guest-header --tree "$NMX_TREE" --cell "$NMX_CELL" ||
+	nmx_argv
+	recorded --stdout "$dir/cell.h" "$CELL_DIR" "${argv[@]}" \
+		guest-header --tree "$NMX_TREE" --cell "$NMX_CELL" ||
 		fail guest INFRA_FAIL "$(seconds_since "$t0")" "cannot write the cell's guest header"
 	# PID 1: freestanding, static, the tree's own nolibc.
 	cmd=("$cc" -Os -static -nostdlib -ffreestanding -fno-builtin -fno-stack-protector

@@ -70,11 +70,18 @@ missing_tools() {
 # maintainer's kernel checkout (matrix.sh --tree DIR), the tree "local",
 # with the series of NMX_LOCAL_SERIES or of the tree of its version.
 nmx() {
-	local -a extra=()
-	[ -z "${NMX_PATCHES:-}" ] || extra+=(-p "$NMX_PATCHES")
-	[ -z "${NMX_LOCAL_TREE:-}" ] || extra+=(-l "$NMX_LOCAL_TREE")
-	[ -z "${NMX_LOCAL_SERIES:-}" ] || extra+=(-s "$NMX_LOCAL_SERIES")
-	"$NMX_BIN" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" "${extra[@]}" "$@"
+	local -a argv
+	nmx_argv
+	"${argv[@]}" "$@"
+}
+
+# nmx_argv: sets the caller's array argv to nmx and its global options, for
+# a call that must be recorded (reproduce.sh) as it runs.
+nmx_argv() {
+	argv=("$NMX_BIN" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR")
+	[ -z "${NMX_PATCHES:-}" ] || argv+=(-p "$NMX_PATCHES")
+	[ -z "${NMX_LOCAL_TREE:-}" ] || argv+=(-l "$NMX_LOCAL_TREE")
+	[ -z "${NMX_LOCAL_SERIES:-}" ] || argv+=(-s "$NMX_LOCAL_SERIES")
 }
 
 # Load the NMX_* description of one cell (tree, variant, cell).
