@@ -177,7 +177,7 @@ compare_patches() {
 # expect_run LINE...: what the last run's figures say these cells will
 # take (builds one after another, boots JOBS at a time), as a progress line.
 expect_run() {
-	local line tree variant cell stage known=0 build=0 boot=0 s total
+	local line tree variant cell stage known=0 build=0 boot=0 s total mins
 	for line in "$@"; do
 		read -r tree variant cell <<<"$line"
 		s=$(last_seconds "$tree-$variant" "$cell" boot)
@@ -191,7 +191,9 @@ expect_run() {
 	done
 	[ "$known" -gt 0 ] || return 0
 	total=$((build + (JOBS > 1 ? (boot + JOBS - 1) / JOBS : boot)))
-	progress "expected: about $(((total + 59) / 60)) min, finishing near $(date -d "+$total sec" +%H:%M) (last run's figures for $known of $# cell(s); a changed series or config takes longer)"
+	mins=$(((total + 59) / 60))
+	[ "$mins" -gt 0 ] || mins=1
+	progress "expected: about $mins min, finishing near $(date -d "+$total sec" +%H:%M) (last run's figures for $known of $# cell(s); a changed series or config takes longer)"
 }
 
 new_run_dir() {

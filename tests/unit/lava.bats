@@ -51,7 +51,7 @@ lava_job() { # cell [extra nmx args]
 	grep -q "^          - 'vexpress-a15'$" "$dev"
 	grep -A1 -- '^          - -serial$' "$dev" | grep -q stdio
 	# The stock template's extras that do not fit every cell are not there.
-	! grep -q -e '-net' -e 'enable-kvm' "$dev"
+	run ! grep -q -e '-net' -e 'enable-kvm' "$dev"
 	grep -q "url: 'file://$SCRATCH/build/kernel'" "$job"
 	grep -q "url: 'file://$SCRATCH/build/initramfs.cpio'" "$job"
 	grep -q "url: 'file://$SCRATCH/build/cell.dtb'" "$job"

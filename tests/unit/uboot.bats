@@ -7,8 +7,8 @@
 
 load helpers
 
-setup_board() { # [console-log]
-	setup_boot "$@"
+setup_board() {
+	setup_boot
 	sed -i 's/^  cells: \[fakeboot\]$/  cells: [fakeboard]/' "$NMX_MATRIX"
 }
 
@@ -45,7 +45,11 @@ cell_dir() {
 	setup_board
 	# A mkimage that makes the kernel image a ramdisk image.
 	mkdir "$SCRATCH/bin"
-	printf '#!/bin/sh\nfor a; do shift; [ "$a" = kernel ] && a=ramdisk; set -- "$@" "$a"; done\nexec /usr/bin/mkimage "$@"\n' >"$SCRATCH/bin/mkimage"
+	cat >"$SCRATCH/bin/mkimage" <<-'EOF'
+		#!/bin/sh
+		for a; do shift; [ "$a" = kernel ] && a=ramdisk; set -- "$@" "$a"; done
+		exec /usr/bin/mkimage "$@"
+	EOF
 	chmod +x "$SCRATCH/bin/mkimage"
 	PATH=$SCRATCH/bin:$PATH run "$TOP/matrix.sh" --no-install
 	[ "$status" -eq 1 ]

@@ -77,7 +77,7 @@ static int copy_tree(const char *from, const char *to)
 		return -1;
 	}
 	while (!err && (e = readdir(d))) {
-		ssize_t r;
+		ssize_t r = 0;
 		int in, out;
 
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
