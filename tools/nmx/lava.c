@@ -19,16 +19,25 @@
 
 #include "lava.h"
 
-/* A YAML single-quoted scalar: no escapes but '' for '. */
+/* @prefix and @s as one YAML single-quoted scalar: no escapes but ''. */
+static void yq_join(FILE *f, const char *prefix, const char *s)
+{
+	const char *parts[] = { prefix, s };
+	size_t i;
+
+	fputc('\'', f);
+	for (i = 0; i < 2; i++)
+		for (s = parts[i]; *s; s++) {
+			if (*s == '\'')
+				fputc('\'', f);
+			fputc(*s, f);
+		}
+	fputc('\'', f);
+}
+
 static void yq(FILE *f, const char *s)
 {
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc(*s, f);
-	}
-	fputc('\'', f);
+	yq_join(f, "", s);
 }
 
 /*
@@ -113,13 +122,9 @@ static void image(FILE *f, const char *label, const char *arg, const char *path)
 {
 	fprintf(f, "      %s:\n        image_arg: ", label);
 	yq(f, arg);
-	fputs("\n        url: 'file://", f);
-	for (; *path; path++) {
-		if (*path == '\'')
-			fputc('\'', f);
-		fputc(*path, f);
-	}
-	fputs("'\n", f);
+	fputs("\n        url: ", f);
+	yq_join(f, "file://", path);
+	fputc('\n', f);
 }
 
 int lava_write_job(const struct cell *c, const struct lava_boot *b, FILE *f)

@@ -608,6 +608,16 @@ static void loader_arg(const char *file, const char *addr)
 	putchar('\0');
 }
 
+/* Does @c boot through U-Boot? Said on stderr for @cmd if not. */
+static int has_uboot(const struct cell *c, const char *cmd)
+{
+	if (c->uboot_firmware)
+		return 1;
+	fprintf(stderr, "nmx %s: cell %s does not boot through U-Boot (no qemu.uboot)\n",
+		cmd, c->name);
+	return 0;
+}
+
 /*
  * U-Boot's boot command for the cell (its control device tree's
  * /config/bootcmd): the kernel command line, then bootm of the uImage and
@@ -623,9 +633,7 @@ static int cmd_uboot_bootcmd(int argc, char **argv)
 		return EXIT_INFRA;
 	if (cell_load(&c, arches_dir, s.cell))
 		return EXIT_INFRA;
-	if (!c.uboot_firmware) {
-		fprintf(stderr, "nmx uboot-bootcmd: cell %s does not boot through U-Boot (no qemu.uboot)\n",
-			c.name);
+	if (!has_uboot(&c, "uboot-bootcmd")) {
 		cell_free(&c);
 		return EXIT_INFRA;
 	}
@@ -650,9 +658,7 @@ static int cmd_qemu_cmd(int argc, char **argv)
 	}
 	if (cell_load(&c, arches_dir, s.cell))
 		return EXIT_INFRA;
-	if ((s.uboot_dtb || s.dump_dtb) && !c.uboot_firmware) {
-		fprintf(stderr, "nmx qemu-cmd: cell %s does not boot through U-Boot (no qemu.uboot)\n",
-			c.name);
+	if ((s.uboot_dtb || s.dump_dtb) && !has_uboot(&c, "qemu-cmd")) {
 		cell_free(&c);
 		return EXIT_INFRA;
 	}
