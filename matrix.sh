@@ -3,7 +3,7 @@
 # ones named. One failing cell never stops the others.
 #
 #   matrix.sh [--no-install] [-j N] [--boot-with qemu|lava] [--loader uboot|qemu]
-#             [--tree T]... [--variant V]... [--cell C]... [--e2e]
+#             [--tree T]... [--variant V]... [--cell C]... | [--set NAME] | [--e2e]
 #   matrix.sh [--no-install] --patches PATH [--tree T]... [--cell C]...
 #   matrix.sh [--no-install] --tree DIR [--series T] [--patches PATH] ...
 #   matrix.sh [--no-install] --resume RUN_ID
@@ -23,8 +23,10 @@
 # is built first, one at a time, then the boots run N at a time; -j 1 is
 # the serial mode (build, boot, next cell).
 #
-# --e2e: the end-to-end test's cells (matrix.yaml run.e2e_cells) instead
-# of run.cells; tests/run.sh runs this.
+# --set NAME: the cells of matrix.yaml's set NAME instead of the default
+# run ("all": every cell of every tree). --e2e is --set e2e, the end-to-end
+# test's (tests/run.sh). A cell is left out of a tree older than its
+# guest.min_kernel (arches/<cell>.yaml).
 #
 # --loader qemu (NMX_LOADER): QEMU loads kernel and initramfs itself, also
 # on the cells that otherwise boot like a board through Debian's U-Boot
@@ -362,6 +364,7 @@ main() {
 			;;
 		--variant | --cell) [ $# -ge 2 ] || usage; select+=("$1" "$2"); shift 2 ;;
 		--e2e) select+=(--e2e); shift ;;
+		--set) [ $# -ge 2 ] || usage; select+=("$1" "$2"); shift 2 ;;
 		--series) [ $# -ge 2 ] || usage; series=$2; shift 2 ;;
 		--patches) [ $# -ge 2 ] || usage; patches=$2; shift 2 ;;
 		--resume) [ $# -ge 2 ] || usage; resume=$2; shift 2 ;;

@@ -56,8 +56,8 @@ unit_tests() {
 	rm -rf "$out"
 }
 
-# The end-to-end run: matrix.yaml's run.e2e_cells on every tree and variant
-# of the default run (a cold cache builds them well inside CI's 90 minutes);
+# The end-to-end run: matrix.yaml's set e2e (every cell once, and both
+# trees and variants on one; README, Performance, for its cost);
 # NMX_E2E=full: the whole default run, as ./matrix.sh.
 matrix_test() {
 	local rc=0 summary
@@ -94,36 +94,45 @@ verdict_fingerprint() {
 }
 
 # The same kernels booted as LAVA jobs (lava-run, matrix.sh --boot-with
-# lava): one cell per architecture of the default run, linux-6.1
-# upstream. Each must get the verdict it got booted by QEMU directly, down
-# to every subtest. Its own results directory: results/latest stays the
-# default run's.
+# lava): one cell per architecture of the end-to-end run, the first of its
+# upstream cell-variants. Each must get the verdict it got booted by QEMU
+# directly, down to every subtest. Its own results directory per tree:
+# results/latest stays the end-to-end run's.
 lava_test() {
-	local main_run=$TOP/results/latest lava_run cell arch n=0 rc=0
-	local -a cells=() select=() archs=() all
-	mapfile -t all < <(cut -d' ' -f3 "$main_run/plan.tsv" | sort -u)
-	for cell in "${all[@]}"; do
-		arch=$(cd "$TOP" && tools/nmx/nmx env --tree linux-6.1 --variant upstream --cell "$cell" |
+	local main_run=$TOP/results/latest tree variant cell arch n=0 rc
+	local -a picked=() archs=() trees=() select
+	while read -r tree variant cell; do
+		[ "$variant" = upstream ] || continue
+		arch=$(cd "$TOP" && tools/nmx/nmx env --tree "$tree" --variant "$variant" --cell "$cell" |
 			sed -n "s/^NMX_ARCH='\(.*\)'$/\1/p")
 		[[ " ${archs[*]} " == *" $arch "* ]] && continue
 		archs+=("$arch")
-		cells+=("$cell")
-		select+=(--cell "$cell")
-	done
-	NMX_RESULTS=$TOP/results/lava "$TOP/matrix.sh" --no-install --boot-with lava \
-		--tree linux-6.1 --variant upstream "${select[@]}" || rc=$?
-	lava_run=$TOP/results/lava/latest
-	for cell in "${cells[@]}"; do
-		n=$((n + 1))
-		local ours=$main_run/linux-6.1-upstream/$cell/verdict.json
-		local theirs=$lava_run/linux-6.1-upstream/$cell/verdict.json
-		if [ -f "$ours" ] && [ -f "$theirs" ] &&
-			grep -q '^boot_with	lava$' "$lava_run/linux-6.1-upstream/$cell/meta.tsv" &&
-			diff <(verdict_fingerprint "$ours") <(verdict_fingerprint "$theirs") >/dev/null; then
-			echo "ok $n lava-run boot of linux-6.1-upstream/$cell: the verdict of the QEMU boot, subtest for subtest"
-		else
-			echo "not ok $n lava-run boot of linux-6.1-upstream/$cell: verdicts differ or missing (matrix.sh exit $rc; see $lava_run)"
-		fi
+		picked+=("$tree $cell")
+		[[ " ${trees[*]} " == *" $tree "* ]] || trees+=("$tree")
+	done <"$main_run/plan.tsv"
+	for tree in "${trees[@]}"; do
+		select=()
+		for cell in "${picked[@]}"; do
+			[ "${cell% *}" != "$tree" ] || select+=(--cell "${cell#* }")
+		done
+		rc=0
+		NMX_RESULTS=$TOP/results/lava/$tree "$TOP/matrix.sh" --no-install --boot-with lava \
+			--tree "$tree" --variant upstream "${select[@]}" || rc=$?
+		for cell in "${picked[@]}"; do
+			[ "${cell% *}" = "$tree" ] || continue
+			cell=${cell#* }
+			n=$((n + 1))
+			local lava_run=$TOP/results/lava/$tree/latest
+			local ours=$main_run/$tree-upstream/$cell/verdict.json
+			local theirs=$lava_run/$tree-upstream/$cell/verdict.json
+			if [ -f "$ours" ] && [ -f "$theirs" ] &&
+				grep -q '^boot_with	lava$' "$lava_run/$tree-upstream/$cell/meta.tsv" &&
+				diff <(verdict_fingerprint "$ours") <(verdict_fingerprint "$theirs") >/dev/null; then
+				echo "ok $n lava-run boot of $tree-upstream/$cell: the verdict of the QEMU boot, subtest for subtest"
+			else
+				echo "not ok $n lava-run boot of $tree-upstream/$cell: verdicts differ or missing (matrix.sh exit $rc; see $lava_run)"
+			fi
+		done
 	done
 }
 

@@ -58,6 +58,78 @@ load helpers
 	[[ "$output" == *"no tree selected has variant 'nosuch'"* ]]
 }
 
+@test "--set e2e: the end-to-end test runs every cell under arches/ at least once" {
+	run nmx cells --set e2e
+	[ "$status" -eq 0 ]
+	local cell
+	for cell in $(find "$TOP/arches" -name '*.yaml' -printf '%f\n' | sed 's/\.yaml$//'); do
+		printf '%s\n' "${lines[@]}" | grep -q " $cell\$"
+	done
+	# --e2e is its short name.
+	[ "$(nmx cells --e2e)" = "$output" ]
+}
+
+@test "--set all: every cell on every tree and variant of the run, none twice" {
+	run nmx cells --set all
+	[ "$status" -eq 0 ]
+	[ "$(printf '%s\n' "${lines[@]}" | sort -u | wc -l)" -eq "${#lines[@]}" ]
+	# At least as many as the cells times one tree and the run's variants.
+	[ "${#lines[@]}" -ge $(($(find "$TOP/arches" -name '*.yaml' | wc -l) * 2)) ]
+	printf '%s\n' "${lines[@]}" | grep -q '^linux-6.1 seed '
+	printf '%s\n' "${lines[@]}" | grep -q '^linux-6.12 upstream '
+}
+
+# A copy of arches/ whose arm64 guest needs a kernel newer than 6.1.
+arches_arm64_from_6_12() {
+	cp -r "$TOP/arches" "$SCRATCH/arches"
+	sed -i 's/^  busybox: arm64$/  min_kernel: "6.12"\n  busybox: arm64/' "$SCRATCH/arches/arm64.yaml"
+}
+
+@test "guest.min_kernel: a cell is left out of older trees, and asking for it there is an error" {
+	arches_arm64_from_6_12
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" cells --cell arm64
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'linux-6.12 upstream arm64\nlinux-6.12 seed arm64')" ]
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" cells --set all
+	[ "$status" -eq 0 ]
+	run grep -cx 'linux-6.1 [a-z]* arm64' <<<"$output"
+	[ "$output" = 0 ]
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" cells --tree linux-6.1 --cell arm64
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"cell arm64 needs kernel 6.12 or later (guest.min_kernel in its arch file); tree linux-6.1 is 6.1"* ]]
+	sed -i 's/min_kernel: "6.12"/min_kernel: "six"/' "$SCRATCH/arches/arm64.yaml"
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" cells --cell arm64
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"arm64.yaml:"*"guest.min_kernel is a kernel version such as \"6.12\", not 'six'"* ]]
+}
+
+@test "--set: an unknown set lists the sets; a set with --tree/--variant/--cell is refused" {
+	run nmx cells --set nosuch
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no set 'nosuch' in matrix.yaml; its sets: all e2e"* ]]
+	run nmx cells --set all --cell arm64
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--set all chooses trees, variants and cells itself"* ]]
+}
+
+@test "matrix.yaml: a set naming an unknown tree, cell or key is an error with its line" {
+	cp "$TOP/matrix.yaml" "$SCRATCH/matrix.yaml"
+	printf '  broken:\n    - trees: [linux-9.9]\n' >>"$SCRATCH/matrix.yaml"
+	run "$NMX" -m "$SCRATCH/matrix.yaml" -a "$TOP/arches" cells
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"matrix.yaml:"*": set broken names unknown tree 'linux-9.9'"* ]]
+	cp "$TOP/matrix.yaml" "$SCRATCH/matrix.yaml"
+	printf '  broken:\n    - cells: [mips]\n' >>"$SCRATCH/matrix.yaml"
+	run "$NMX" -m "$SCRATCH/matrix.yaml" -a "$TOP/arches" cells
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown cell 'mips'"* ]]
+	cp "$TOP/matrix.yaml" "$SCRATCH/matrix.yaml"
+	printf '  broken:\n    - cell: [arm64]\n' >>"$SCRATCH/matrix.yaml"
+	run "$NMX" -m "$SCRATCH/matrix.yaml" -a "$TOP/arches" cells
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown key 'cell' in a set's group"* ]]
+}
+
 @test "matrix.yaml: a misspelt key is an error with its line" {
 	run "$NMX" -m "$TESTS_DIR/matrix/unknown-key.yaml" -a "$TOP/arches" cells
 	[ "$status" -eq 2 ]

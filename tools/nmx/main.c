@@ -64,9 +64,11 @@ static void usage(FILE *f)
 "  -l DIR: a tree 'local' built from the kernel checkout DIR, with the series\n"
 "        of the tree whose version DIR's Makefile has (or of -s TREE)\n"
 "\n"
-"  cells [--tree T] [--variant V] [--cell C]... [--e2e]\n"
+"  cells [--tree T] [--variant V] [--cell C]... | --set NAME | --e2e\n"
 "        list 'tree variant cell' lines a run covers (default: matrix.yaml run;\n"
-"        --e2e: with run.e2e_cells, the end-to-end test's cells)\n"
+"        --set NAME: the set of that name in matrix.yaml sets; --e2e: --set e2e,\n"
+"        the end-to-end test's). A cell is left out of trees older than its\n"
+"        guest.min_kernel (an error if both were named)\n"
 "  trees\n"
 "        list 'tree series-directory package' lines, one per tree (for -l: its directory)\n"
 "  env --tree T --variant V --cell C\n"
@@ -142,100 +144,156 @@ static void sh_array(const char *name, const struct strlist *l)
 
 /* ---- cells ------------------------------------------------------------ */
 
+/*
+ * The cell-variants of one selection, added to @out as "TREE VARIANT CELL"
+ * (once each). Empty lists mean the default run's; @all_cells: every cell
+ * under arches/. A variant is run in the trees that have it; one that no
+ * selected tree has is an error, as is a tree and a variant both named
+ * that do not go together. A cell whose guest cannot build on a tree
+ * (guest.min_kernel) is an error when both were named, else left out.
+ */
+static int select_cells(struct matrix *m, const struct strlist *trees_named,
+			const struct strlist *variants_named,
+			const struct strlist *cells_named, int all_cells,
+			struct strlist *out)
+{
+	const int tree_named = trees_named->n > 0;
+	const int variant_named = variants_named->n > 0;
+	const int cell_named = cells_named->n > 0 && !all_cells;
+	const struct strlist *trees = tree_named ? trees_named : &m->run_trees;
+	const struct strlist *variants = variant_named ? variants_named :
+						 &m->run_variants;
+	const struct strlist *cells = cell_named ? cells_named : &m->run_cells;
+	struct strlist names = { 0 };
+	struct cell *c;
+	size_t i, j, k;
+	int err = 0;
+
+	if (all_cells) {
+		if (cell_names(arches_dir, &names))
+			return -1;
+		cells = &names;
+	}
+
+	c = calloc(cells->n + 1, sizeof(*c));
+	for (k = 0; k < cells->n; k++)
+		if (cell_load(&c[k], arches_dir, cells->v[k]))
+			err = -1;
+	for (i = 0; i < trees->n && !err; i++) {
+		struct tree *t = matrix_tree(m, trees->v[i]);
+
+		if (!t) {
+			fprintf(stderr, "nmx: unknown tree '%s'\n", trees->v[i]);
+			err = -1;
+			break;
+		}
+		for (j = 0; j < variants->n; j++)
+			if (variant_named && tree_named &&
+			    !tree_variant(t, variants->v[j])) {
+				fprintf(stderr, "nmx: tree %s has no variant '%s'\n",
+					t->name, variants->v[j]);
+				err = -1;
+			}
+		for (k = 0; k < cells->n; k++)
+			if (tree_named && cell_named &&
+			    !cell_runs_on(&c[k], t->version)) {
+				fprintf(stderr, "nmx: cell %s needs kernel %s or later (guest.min_kernel in its arch file); tree %s is %s\n",
+					c[k].name, c[k].min_kernel, t->name, t->version);
+				err = -1;
+			}
+	}
+	for (j = 0; variant_named && j < variants->n && !err; j++) {
+		for (i = 0; i < trees->n; i++)
+			if (tree_variant(matrix_tree(m, trees->v[i]),
+					 variants->v[j]))
+				break;
+		if (i == trees->n) {
+			fprintf(stderr, "nmx: no tree selected has variant '%s'\n",
+				variants->v[j]);
+			err = -1;
+		}
+	}
+	for (i = 0; i < trees->n && !err; i++) {
+		struct tree *t = matrix_tree(m, trees->v[i]);
+
+		for (j = 0; j < variants->n; j++) {
+			if (!tree_variant(t, variants->v[j]))
+				continue;
+			for (k = 0; k < cells->n; k++) {
+				char line[512];
+
+				if (!cell_runs_on(&c[k], t->version))
+					continue;
+				snprintf(line, sizeof(line), "%s %s %s", t->name,
+					 variants->v[j], cells->v[k]);
+				if (!strlist_has(out, line))
+					strlist_add(out, line);
+			}
+		}
+	}
+	for (k = 0; k < cells->n; k++)
+		cell_free(&c[k]);
+	free(c);
+	strlist_free(&names);
+	return err;
+}
+
 static int cmd_cells(int argc, char **argv)
 {
 	struct strlist trees = { 0 }, variants = { 0 }, cells = { 0 };
+	struct strlist out = { 0 };
 	static const struct option opts[] = {
 		{ "tree", required_argument, 0, 't' },
 		{ "variant", required_argument, 0, 'v' },
 		{ "cell", required_argument, 0, 'c' },
+		{ "set", required_argument, 0, 's' },
 		{ "e2e", no_argument, 0, 'e' },
 		{ 0 }
 	};
+	const char *set_name = NULL;
+	struct cell_set *set;
 	struct matrix m;
-	size_t i, j, k;
-	int opt, err = 0, variants_named, both_named, e2e = 0;
+	size_t i;
+	int opt, err = 0;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': strlist_add(&trees, optarg); break;
 		case 'v': strlist_add(&variants, optarg); break;
 		case 'c': strlist_add(&cells, optarg); break;
-		case 'e': e2e = 1; break;
+		case 's': set_name = optarg; break;
+		case 'e': set_name = "e2e"; break;
 		default: return EXIT_INFRA;
 		}
 	}
 	if (load_matrix(&m))
 		return EXIT_INFRA;
-	/* --e2e: the end-to-end test's cells instead of the run's. */
-	if (e2e && !cells.n)
-		for (i = 0; i < m.e2e_cells.n; i++)
-			strlist_add(&cells, m.e2e_cells.v[i]);
-	variants_named = variants.n > 0;
-	both_named = variants_named && trees.n > 0;
-	if (!trees.n)
-		for (i = 0; i < m.run_trees.n; i++)
-			strlist_add(&trees, m.run_trees.v[i]);
-	/*
-	 * A variant is run in the trees that have it; one that no selected
-	 * tree has is an error, as is a tree and a variant both named on the
-	 * command line that do not go together.
-	 */
-	if (!variants.n)
-		for (i = 0; i < m.run_variants.n; i++)
-			strlist_add(&variants, m.run_variants.v[i]);
-	if (!cells.n)
-		for (i = 0; i < m.run_cells.n; i++)
-			strlist_add(&cells, m.run_cells.v[i]);
-
-	for (k = 0; k < cells.n; k++) {
-		struct cell c;
-
-		if (cell_load(&c, arches_dir, cells.v[k]))
-			err = -1;
-		else
-			cell_free(&c);
+	if (!set_name) {
+		err = select_cells(&m, &trees, &variants, &cells, 0, &out);
+	} else if (trees.n || variants.n || cells.n) {
+		fprintf(stderr, "nmx: --set %s chooses trees, variants and cells itself: name none of them\n",
+			set_name);
+		err = -1;
+	} else if (!(set = matrix_set(&m, set_name))) {
+		fprintf(stderr, "nmx: no set '%s' in matrix.yaml; its sets:", set_name);
+		for (i = 0; i < m.nr_sets; i++)
+			fprintf(stderr, " %s", m.sets[i].name);
+		fprintf(stderr, "\n");
+		err = -1;
+	} else {
+		for (i = 0; i < set->nr_groups && !err; i++)
+			err = select_cells(&m, &set->groups[i].trees,
+					   &set->groups[i].variants,
+					   &set->groups[i].cells,
+					   set->groups[i].all_cells, &out);
 	}
-	for (i = 0; i < trees.n && !err; i++) {
-		struct tree *t = matrix_tree(&m, trees.v[i]);
-
-		if (!t) {
-			fprintf(stderr, "nmx: unknown tree '%s'\n", trees.v[i]);
-			err = -1;
-			break;
-		}
-		for (j = 0; j < variants.n; j++)
-			if (both_named && !tree_variant(t, variants.v[j])) {
-				fprintf(stderr, "nmx: tree %s has no variant '%s'\n",
-					t->name, variants.v[j]);
-				err = -1;
-			}
-	}
-	for (j = 0; variants_named && j < variants.n && !err; j++) {
-		for (i = 0; i < trees.n; i++)
-			if (tree_variant(matrix_tree(&m, trees.v[i]),
-					 variants.v[j]))
-				break;
-		if (i == trees.n) {
-			fprintf(stderr, "nmx: no tree selected has variant '%s'\n",
-				variants.v[j]);
-			err = -1;
-		}
-	}
-	if (!err)
-		for (i = 0; i < trees.n; i++)
-			for (j = 0; j < variants.n; j++) {
-				if (!tree_variant(matrix_tree(&m, trees.v[i]),
-						  variants.v[j]))
-					continue;
-				for (k = 0; k < cells.n; k++)
-					printf("%s %s %s\n", trees.v[i],
-					       variants.v[j], cells.v[k]);
-			}
+	for (i = 0; !err && i < out.n; i++)
+		printf("%s\n", out.v[i]);
 	matrix_free(&m);
 	strlist_free(&trees);
 	strlist_free(&variants);
 	strlist_free(&cells);
+	strlist_free(&out);
 	return err ? EXIT_INFRA : EXIT_PASS;
 }
 
@@ -681,7 +739,7 @@ static int cmd_qemu_cmd(int argc, char **argv)
 	arg0("-display");
 	arg0("none");
 	if (s.dump_dtb || s.uboot_dtb) {
-		arg0("-bios");
+		arg0(c.uboot_firmware_arg);
 		arg0(c.uboot_firmware);
 	}
 	if (s.dump_dtb)

@@ -170,14 +170,23 @@ static const char *const qemu_keys[] = {
 	"binary", "machine", "console", "tcg", "uboot", NULL
 };
 static const char *const uboot_keys[] = {
-	"firmware", "kernel_load", "kernel_addr", "ramdisk_addr", NULL
+	"firmware", "firmware_arg", "kernel_load", "kernel_addr", "ramdisk_addr",
+	NULL
 };
 static const char *const guest_keys[] = {
 	"cflags", "uname_machine", "endian", "fault_root", "fault_trigger",
-	"poweroff", "bl_switcher", "busybox", NULL
+	"poweroff", "bl_switcher", "busybox", "min_kernel", NULL
 };
 
 /* "6.12" as a number to compare: major * 1000 + minor; -1 if malformed. */
+static long version_number(const char *v);
+
+int cell_runs_on(const struct cell *c, const char *version)
+{
+	return !c->min_kernel || !version ||
+	       version_number(version) >= version_number(c->min_kernel);
+}
+
 static long version_number(const char *v)
 {
 	char *end;
@@ -318,6 +327,13 @@ int cell_load(struct cell *c, const char *arches_dir, const char *name)
 		if (ydoc_check_keys(&y, uboot, "qemu.uboot", uboot_keys))
 			goto fail;
 		c->uboot_firmware = need_str(&y, uboot, "firmware", "qemu.uboot", &err);
+		s = ydoc_str(ydoc_get(&y, uboot, "firmware_arg"));
+		if (s && strcmp(s, "-bios") && strcmp(s, "-kernel")) {
+			fprintf(stderr, "%s:%d: qemu.uboot's firmware_arg is -bios or -kernel, not '%s'\n",
+				y.path, ydoc_line(uboot), s);
+			err = -1;
+		}
+		c->uboot_firmware_arg = strdup(s ? s : "-bios");
 		c->uboot_kernel_load = need_str(&y, uboot, "kernel_load", "qemu.uboot", &err);
 		c->uboot_kernel_addr = need_str(&y, uboot, "kernel_addr", "qemu.uboot", &err);
 		c->uboot_ramdisk_addr = need_str(&y, uboot, "ramdisk_addr", "qemu.uboot", &err);
@@ -360,6 +376,13 @@ int cell_load(struct cell *c, const char *arches_dir, const char *name)
 	} else if (strcmp(s, "none")) {
 		c->busybox = strdup(s);
 	}
+	s = ydoc_str(ydoc_get(&y, guest, "min_kernel"));
+	if (s && version_number(s) < 0) {
+		fprintf(stderr, "%s:%d: guest.min_kernel is a kernel version such as \"6.12\", not '%s'\n",
+			path, ydoc_line(guest), s);
+		err = -1;
+	}
+	c->min_kernel = dup_or_null(s);
 	ydoc_free(&y);
 	if (err)
 		cell_free(c);
@@ -403,6 +426,7 @@ void cell_free(struct cell *c)
 	free(c->qemu_binary);
 	free(c->qemu_tcg);
 	free(c->uboot_firmware);
+	free(c->uboot_firmware_arg);
 	free(c->uboot_kernel_load);
 	free(c->uboot_kernel_addr);
 	free(c->uboot_ramdisk_addr);
@@ -415,17 +439,19 @@ void cell_free(struct cell *c)
 	strlist_free(&c->fault_root_names);
 	free(c->fault_trigger);
 	free(c->busybox);
+	free(c->min_kernel);
 	strlist_free(&c->packages);
 	memset(c, 0, sizeof(*c));
 }
 
-static const char *const matrix_keys[] = { "trees", "run", NULL };
+static const char *const matrix_keys[] = { "trees", "run", "sets", NULL };
+static const char *const group_keys[] = { "trees", "variants", "cells", NULL };
 static const char *const tree_keys[] = {
 	"package", "tarball", "version", "series", "variants", NULL
 };
 static const char *const variant_keys[] = { "skip_patches", NULL };
 static const char *const run_keys[] = {
-	"trees", "variants", "cells", "e2e_cells", "kconfig", "boot_timeout", NULL
+	"trees", "variants", "cells", "kconfig", "boot_timeout", NULL
 };
 
 static int load_tree(struct ydoc *y, yaml_node_t *key, yaml_node_t *val,
@@ -466,6 +492,106 @@ static int load_tree(struct ydoc *y, yaml_node_t *key, yaml_node_t *val,
 		}
 	}
 	return err;
+}
+
+/*
+ * One group of a set: lists of trees, variants and cells, each absent for
+ * the default run's; "cells: all" for every cell under arches/.
+ */
+static int load_group(struct ydoc *y, yaml_node_t *g, struct matrix *m,
+		      const char *arches_dir, const char *set,
+		      struct set_group *out)
+{
+	const char *s;
+	int err = 0;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	if (!g || g->type != YAML_MAPPING_NODE) {
+		fprintf(stderr, "%s:%d: set %s: each group is a mapping of trees, variants and cells\n",
+			y->path, ydoc_line(g), set);
+		return -1;
+	}
+	if (ydoc_check_keys(y, g, "a set's group", group_keys))
+		return -1;
+	err |= get_list(y, g, "trees", &out->trees);
+	err |= get_list(y, g, "variants", &out->variants);
+	s = ydoc_str(ydoc_get(y, g, "cells"));
+	if (s && !strcmp(s, "all"))
+		out->all_cells = 1;
+	else
+		err |= get_list(y, g, "cells", &out->cells);
+	for (i = 0; i < out->trees.n; i++)
+		if (!matrix_tree(m, out->trees.v[i])) {
+			fprintf(stderr, "%s:%d: set %s names unknown tree '%s'\n",
+				y->path, ydoc_line(g), set, out->trees.v[i]);
+			err = -1;
+		}
+	for (i = 0; i < out->cells.n; i++) {
+		struct cell c;
+
+		if (cell_load(&c, arches_dir, out->cells.v[i]))
+			err = -1;
+		else
+			cell_free(&c);
+	}
+	return err;
+}
+
+/* sets: NAME: [group, ...], each a selection (load_group). */
+static int load_sets(struct ydoc *y, yaml_node_t *sets, struct matrix *m,
+		     const char *arches_dir)
+{
+	yaml_node_pair_t *pair;
+	int err = 0;
+
+	if (!sets)
+		return 0;
+	if (sets->type != YAML_MAPPING_NODE) {
+		fprintf(stderr, "%s:%d: 'sets' maps a set's name to its groups\n",
+			y->path, ydoc_line(sets));
+		return -1;
+	}
+	for (pair = sets->data.mapping.pairs.start;
+	     pair < sets->data.mapping.pairs.top; pair++) {
+		yaml_node_t *k = yaml_document_get_node(&y->doc, pair->key);
+		yaml_node_t *v = yaml_document_get_node(&y->doc, pair->value);
+		struct cell_set *cs;
+		yaml_node_item_t *it;
+
+		m->sets = realloc(m->sets, (m->nr_sets + 1) * sizeof(*cs));
+		cs = &m->sets[m->nr_sets++];
+		memset(cs, 0, sizeof(*cs));
+		cs->name = strdup(ydoc_str(k) ? ydoc_str(k) : "?");
+		if (v->type != YAML_SEQUENCE_NODE || v->data.sequence.items.start ==
+		    v->data.sequence.items.top) {
+			fprintf(stderr, "%s:%d: set %s needs a list of groups (trees, variants, cells)\n",
+				y->path, ydoc_line(v), cs->name);
+			err = -1;
+			continue;
+		}
+		for (it = v->data.sequence.items.start;
+		     it < v->data.sequence.items.top; it++) {
+			struct set_group *g;
+
+			cs->groups = realloc(cs->groups,
+					     (cs->nr_groups + 1) * sizeof(*g));
+			g = &cs->groups[cs->nr_groups++];
+			err |= load_group(y, yaml_document_get_node(&y->doc, *it),
+					  m, arches_dir, cs->name, g);
+		}
+	}
+	return err;
+}
+
+struct cell_set *matrix_set(struct matrix *m, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_sets; i++)
+		if (!strcmp(m->sets[i].name, name))
+			return &m->sets[i];
+	return NULL;
 }
 
 int matrix_load(struct matrix *m, const char *path, const char *arches_dir)
@@ -512,7 +638,6 @@ int matrix_load(struct matrix *m, const char *path, const char *arches_dir)
 	err |= get_list(&y, run, "trees", &m->run_trees);
 	err |= get_list(&y, run, "variants", &m->run_variants);
 	err |= get_list(&y, run, "cells", &m->run_cells);
-	err |= get_list(&y, run, "e2e_cells", &m->e2e_cells);
 	err |= get_list(&y, run, "kconfig", &m->kconfig);
 	err |= check_kconfig_lines(&y, &m->kconfig);
 	{
@@ -532,6 +657,7 @@ int matrix_load(struct matrix *m, const char *path, const char *arches_dir)
 			path);
 		err = -1;
 	}
+	err |= load_sets(&y, ydoc_get(&y, root, "sets"), m, arches_dir);
 	ydoc_free(&y);
 
 	/* Everything named in 'run' must exist. */
@@ -539,12 +665,6 @@ int matrix_load(struct matrix *m, const char *path, const char *arches_dir)
 		if (!matrix_tree(m, m->run_trees.v[i])) {
 			fprintf(stderr, "%s: run.trees names unknown tree '%s'\n",
 				path, m->run_trees.v[i]);
-			err = -1;
-		}
-	for (i = 0; i < m->e2e_cells.n; i++)
-		if (!strlist_has(&m->run_cells, m->e2e_cells.v[i])) {
-			fprintf(stderr, "%s: run.e2e_cells names '%s', which run.cells does not\n",
-				path, m->e2e_cells.v[i]);
 			err = -1;
 		}
 	for (i = 0; i < m->run_cells.n; i++) {
@@ -585,7 +705,16 @@ void matrix_free(struct matrix *m)
 	strlist_free(&m->run_trees);
 	strlist_free(&m->run_variants);
 	strlist_free(&m->run_cells);
-	strlist_free(&m->e2e_cells);
+	for (i = 0; i < m->nr_sets; i++) {
+		for (j = 0; j < m->sets[i].nr_groups; j++) {
+			strlist_free(&m->sets[i].groups[j].trees);
+			strlist_free(&m->sets[i].groups[j].variants);
+			strlist_free(&m->sets[i].groups[j].cells);
+		}
+		free(m->sets[i].groups);
+		free(m->sets[i].name);
+	}
+	free(m->sets);
 	strlist_free(&m->kconfig);
 	memset(m, 0, sizeof(*m));
 }

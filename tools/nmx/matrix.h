@@ -31,7 +31,8 @@ struct cell {
 	struct strlist qemu_machine;
 	char *qemu_tcg;		/* -accel value under TCG, NULL: "tcg" */
 	/* Boot through U-Boot (qemu.uboot), or NULL firmware: QEMU's loader only */
-	char *uboot_firmware;	/* Debian's u-boot-qemu binary, as -bios */
+	char *uboot_firmware;	/* Debian's u-boot-qemu binary */
+	char *uboot_firmware_arg;	/* given to QEMU as -bios or -kernel */
 	char *uboot_kernel_load;	/* the uImage's load and entry address */
 	char *uboot_kernel_addr;	/* where QEMU places the uImage */
 	char *uboot_ramdisk_addr;	/* and the ramdisk image */
@@ -47,6 +48,8 @@ struct cell {
 	int poweroff_by_restart;
 	int bl_switcher;
 	char *busybox;		/* Debian architecture of busybox-static, or NULL */
+	/* The oldest kernel the guest builds on ("6.12"), or NULL: any */
+	char *min_kernel;
 	/* Debian packages the cell needs (cross compiler, QEMU, firmware) */
 	struct strlist packages;
 };
@@ -63,6 +66,11 @@ const char *cell_fault_root(const struct cell *c, const char *version);
 const char *cell_accel(const struct cell *c, const char *accel);
 /* The kernel command line of a boot (@probe: the accelerator probe's). */
 void cell_kernel_append(const struct cell *c, int probe, char *buf, size_t n);
+/*
+ * Can @c run on a tree of kernel @version (NULL: unknown, so yes)? Not if
+ * its guest.min_kernel is newer.
+ */
+int cell_runs_on(const struct cell *c, const char *version);
 /* Sorted names of all cells under @arches_dir (files "<name>.yaml"). */
 int cell_names(const char *arches_dir, struct strlist *names);
 
@@ -86,6 +94,22 @@ struct tree {
 	size_t nr_variants;
 };
 
+/*
+ * One group of a named set (matrix.yaml "sets"): these trees x variants x
+ * cells. An empty list means the default run's; all_cells: every cell
+ * under arches/ (those that cannot run on a tree are left out there).
+ */
+struct set_group {
+	struct strlist trees, variants, cells;
+	int all_cells;
+};
+
+struct cell_set {
+	char *name;
+	struct set_group *groups;
+	size_t nr_groups;
+};
+
 struct matrix {
 	struct tree *trees;
 	size_t nr_trees;
@@ -93,8 +117,9 @@ struct matrix {
 	struct strlist run_trees;
 	struct strlist run_variants;
 	struct strlist run_cells;
-	/* The end-to-end test's cells (tests/run.sh): some of run_cells. */
-	struct strlist e2e_cells;
+	/* Named selections (--set NAME); "e2e" is the end-to-end test's. */
+	struct cell_set *sets;
+	size_t nr_sets;
 	struct strlist kconfig;		/* extra symbols for every cell */
 	int boot_timeout;		/* seconds */
 };
@@ -103,6 +128,7 @@ int matrix_load(struct matrix *m, const char *path, const char *arches_dir);
 void matrix_free(struct matrix *m);
 struct tree *matrix_tree(struct matrix *m, const char *name);
 struct variant *tree_variant(struct tree *t, const char *name);
+struct cell_set *matrix_set(struct matrix *m, const char *name);
 /*
  * Give every tree that has variant @base a variant @name: @base's series
  * with the patches of @extra_series (a directory with a "series" file) on
