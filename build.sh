@@ -286,7 +286,7 @@ stage_configure() {
 		fail configure INFRA_FAIL 0 "the tree is not prepared: run the prepare stage"
 	mkdir -p "$NMX_OUT"
 	recorded "$CELL_DIR" "$NMX_BIN" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" \
-		fragment --cell "$NMX_CELL" --common "$NMX_TOP/kconfig/common.config" \
+		fragment --cell "$NMX_CELL" --tree "$NMX_TREE" --common "$NMX_TOP/kconfig/common.config" \
 		-o "$requested" || fail configure INFRA_FAIL 0 "cannot write the requested fragment"
 	# The .config is copied only when it changed, so an unchanged config
 	# does not make Kbuild look at every object again. The key takes the

@@ -17,7 +17,7 @@ golden_qemu() {
 }
 
 golden_fragment() {
-	"$NMX" -m matrix.yaml -a arches fragment --cell "$1" \
+	"$NMX" -m matrix.yaml -a arches fragment --cell "$1" --tree linux-6.12 \
 		--common kconfig/common.config -o /dev/stdout
 }
 

@@ -65,7 +65,7 @@ fact_in_code() { # fact
 		nmx qemu-cmd --cell "$cell" --kernel /build/kernel --initrd /build/initramfs.cpio \
 			"${dtb[@]}" --accel tcg --log /results/boot.log | tr '\0' '\n' >"$SCRATCH/q"
 		grep -qx -- '-kernel' "$SCRATCH/q"
-		nmx fragment --cell "$cell" --common "$TOP/kconfig/common.config" -o "$SCRATCH/f"
+		nmx fragment --cell "$cell" --tree linux-6.1 --common "$TOP/kconfig/common.config" -o "$SCRATCH/f"
 		grep -q '^CONFIG_FUNCTION_GRAPH_TRACER=y$' "$SCRATCH/f"
 		nmx guest-header --tree linux-6.12 --cell "$cell" >"$SCRATCH/cell.h"
 		# The header is C the guest can include.

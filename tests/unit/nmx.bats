@@ -103,6 +103,27 @@ arches_arm64_from_6_12() {
 	[[ "$output" == *"arm64.yaml:"*"guest.min_kernel is a kernel version such as \"6.12\", not 'six'"* ]]
 }
 
+@test "kconfig_since: symbols asked for from a kernel version on; the fragment needs --tree then" {
+	cp -r "$TOP/arches" "$SCRATCH/arches"
+	printf 'kconfig_since:\n  "6.12": [CONFIG_NMX_NEW_SYMBOL=y]\n' >>"$SCRATCH/arches/arm64.yaml"
+	local f=(-m "$TOP/matrix.yaml" -a "$SCRATCH/arches" fragment --cell arm64
+		--common "$TOP/kconfig/common.config" -o "$SCRATCH/f")
+	run "$NMX" "${f[@]}" --tree linux-6.12
+	[ "$status" -eq 0 ]
+	grep -qx 'CONFIG_NMX_NEW_SYMBOL=y' "$SCRATCH/f"
+	run "$NMX" "${f[@]}" --tree linux-6.1
+	[ "$status" -eq 0 ]
+	run grep -c NMX_NEW_SYMBOL "$SCRATCH/f"
+	[ "$output" = 0 ]
+	run "$NMX" "${f[@]}"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"cell arm64 asks for symbols by kernel version (kconfig_since): give --tree"* ]]
+	printf '  "6.13": [NMX_NEW_SYMBOL]\n' >>"$SCRATCH/arches/arm64.yaml"
+	run "$NMX" "${f[@]}" --tree linux-6.12
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"bad kconfig entry 'NMX_NEW_SYMBOL'"* ]]
+}
+
 @test "--set: an unknown set lists the sets; a set with --tree/--variant/--cell is refused" {
 	run nmx cells --set nosuch
 	[ "$status" -eq 2 ]

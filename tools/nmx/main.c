@@ -73,8 +73,10 @@ static void usage(FILE *f)
 "        list 'tree series-directory package' lines, one per tree (for -l: its directory)\n"
 "  env --tree T --variant V --cell C\n"
 "        shell assignments (NMX_*) describing one cell, for build.sh/boot.sh\n"
-"  fragment --cell C --common FILE -o OUT\n"
-"        write the requested kconfig: common, then cell, then matrix extras\n"
+"  fragment --cell C [--tree T] --common FILE -o OUT\n"
+"        write the requested kconfig: common, then cell (with the kconfig_since\n"
+"        symbols tree T's version takes; needed if the cell has some), then\n"
+"        matrix extras\n"
 "  config-check REQUESTED DOTCONFIG\n"
 "        fail (exit 1) naming each requested symbol that did not survive\n"
 "  qemu-cmd --cell C --kernel K --initrd I [--dtb D] [--accel A] --log L\n"
@@ -480,6 +482,7 @@ static int copy_fragment(FILE *out, const char *path)
 
 static int cmd_fragment(int argc, char **argv)
 {
+	struct tree *t = NULL;
 	struct selection s;
 	struct matrix m;
 	struct cell c;
@@ -497,6 +500,15 @@ static int cmd_fragment(int argc, char **argv)
 		return EXIT_INFRA;
 	if (cell_load(&c, arches_dir, s.cell))
 		goto free_matrix;
+	if (s.tree && !(t = matrix_tree(&m, s.tree))) {
+		fprintf(stderr, "nmx: unknown tree '%s'\n", s.tree);
+		goto free_cell;
+	}
+	if (c.kconfig_since.n && !t) {
+		fprintf(stderr, "nmx fragment: cell %s asks for symbols by kernel version (kconfig_since): give --tree\n",
+			c.name);
+		goto free_cell;
+	}
 	out = fopen(s.out, "w");
 	if (!out) {
 		fprintf(stderr, "nmx: cannot write %s: %m\n", s.out);
@@ -510,6 +522,11 @@ static int cmd_fragment(int argc, char **argv)
 	fprintf(out, "\n# ---- %s/%s.yaml (kconfig)\n", arches_dir, c.name);
 	for (i = 0; i < c.kconfig.n; i++)
 		fprintf(out, "%s\n", c.kconfig.v[i]);
+	for (i = 0; i < c.kconfig_since.n; i++)
+		if (version_at_least(t->version, c.kconfig_since_versions.v[i]))
+			fprintf(out, "# kconfig_since %s, tree %s is %s\n%s\n",
+				c.kconfig_since_versions.v[i], t->name,
+				t->version, c.kconfig_since.v[i]);
 	fprintf(out, "\n# ---- %s (run.kconfig)\n", matrix_path);
 	for (i = 0; i < m.kconfig.n; i++)
 		fprintf(out, "%s\n", m.kconfig.v[i]);

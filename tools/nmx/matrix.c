@@ -163,7 +163,7 @@ static void unknown_cell(const char *arches_dir, const char *name)
 
 static const char *const cell_keys[] = {
 	"name", "description", "arch", "cross_compile", "make_targets",
-	"kernel_image", "uimage_load", "dtb", "kconfig", "qemu", "guest",
+	"kernel_image", "uimage_load", "dtb", "kconfig", "kconfig_since", "qemu", "guest",
 	"packages", NULL
 };
 static const char *const qemu_keys[] = {
@@ -180,6 +180,11 @@ static const char *const guest_keys[] = {
 
 /* "6.12" as a number to compare: major * 1000 + minor; -1 if malformed. */
 static long version_number(const char *v);
+
+int version_at_least(const char *version, const char *since)
+{
+	return version && version_number(version) >= version_number(since);
+}
 
 int cell_runs_on(const struct cell *c, const char *version)
 {
@@ -200,6 +205,51 @@ static long version_number(const char *v)
 	if (end == v || *end || minor < 0 || minor >= 1000)
 		return -1;
 	return major * 1000 + minor;
+}
+
+/*
+ * kconfig_since: a mapping from the kernel version where symbols appeared
+ * (or were renamed) to those symbols, asked for on that version and later.
+ */
+static int get_kconfig_since(struct ydoc *y, yaml_node_t *n, struct cell *c)
+{
+	yaml_node_pair_t *p;
+	int err = 0;
+	size_t i;
+
+	if (!n)
+		return 0;
+	if (n->type != YAML_MAPPING_NODE) {
+		fprintf(stderr, "%s:%d: kconfig_since maps a kernel version (\"6.12\") to symbols\n",
+			y->path, ydoc_line(n));
+		return -1;
+	}
+	for (p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		const char *v = ydoc_str(yaml_document_get_node(&y->doc, p->key));
+		yaml_node_t *seq = yaml_document_get_node(&y->doc, p->value);
+		struct strlist lines = { 0 };
+
+		if (!v || version_number(v) < 0 || seq->type != YAML_SEQUENCE_NODE) {
+			fprintf(stderr, "%s:%d: kconfig_since maps a kernel version (\"6.12\") to symbols\n",
+				y->path, ydoc_line(n));
+			err = -1;
+			continue;
+		}
+		for (i = 0; i < (size_t)(seq->data.sequence.items.top -
+					 seq->data.sequence.items.start); i++) {
+			const char *l = ydoc_str(yaml_document_get_node(&y->doc,
+					seq->data.sequence.items.start[i]));
+
+			strlist_add(&lines, l ? l : "");
+		}
+		err |= check_kconfig_lines(y, &lines);
+		for (i = 0; i < lines.n; i++) {
+			strlist_add(&c->kconfig_since, lines.v[i]);
+			strlist_add(&c->kconfig_since_versions, v);
+		}
+		strlist_free(&lines);
+	}
+	return err;
 }
 
 /*
@@ -317,6 +367,7 @@ int cell_load(struct cell *c, const char *arches_dir, const char *name)
 	err |= get_list(&y, root, "kconfig", &c->kconfig);
 	err |= get_list(&y, root, "packages", &c->packages);
 	err |= check_kconfig_lines(&y, &c->kconfig);
+	err |= get_kconfig_since(&y, ydoc_get(&y, root, "kconfig_since"), c);
 
 	c->qemu_binary = need_str(&y, qemu, "binary", "qemu", &err);
 	err |= get_list(&y, qemu, "machine", &c->qemu_machine);
@@ -423,6 +474,8 @@ void cell_free(struct cell *c)
 	free(c->uimage_load);
 	free(c->dtb);
 	strlist_free(&c->kconfig);
+	strlist_free(&c->kconfig_since);
+	strlist_free(&c->kconfig_since_versions);
 	free(c->qemu_binary);
 	free(c->qemu_tcg);
 	free(c->uboot_firmware);

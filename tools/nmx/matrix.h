@@ -26,6 +26,8 @@ struct cell {
 	char *uimage_load;	/* mkimage load/entry address, or NULL */
 	char *dtb;		/* relative to the build directory, or NULL */
 	struct strlist kconfig;
+	/* Asked for from a kernel version on: kconfig_since[i] from version i */
+	struct strlist kconfig_since, kconfig_since_versions;
 	/* QEMU */
 	char *qemu_binary;
 	struct strlist qemu_machine;
@@ -62,6 +64,8 @@ void cell_free(struct cell *c);
  * @version. NULL (said on stderr) if the cell names none for it.
  */
 const char *cell_fault_root(const struct cell *c, const char *version);
+/* Does a tree of kernel @version (NULL: unknown) take what @since names? */
+int version_at_least(const char *version, const char *since);
 /* QEMU's -accel value: the cell's TCG setting under TCG (@accel NULL or "tcg"). */
 const char *cell_accel(const struct cell *c, const char *accel);
 /* The kernel command line of a boot (@probe: the accelerator probe's). */
