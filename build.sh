@@ -324,7 +324,8 @@ stage_kernel() {
 	t0=$(date +%s.%N)
 	need_tools make "${NMX_CROSS_COMPILE}gcc" ccache bc flex bison
 	[ -f "$NMX_OUT/.config" ] || fail kernel INFRA_FAIL 0 "no .config: run the configure stage"
-	jobs=$(($(nproc) + 1))
+	# NMX_MAKE_JOBS: what matrix.sh leaves the build when boots run beside it.
+	jobs=${NMX_MAKE_JOBS:-$(($(nproc) + 1))}
 	if [ -n "${NMX_DISTCC_HOSTS:-}" ]; then
 		need_tools distcc
 		# As many jobs as the hosts take, if that is more.

@@ -19,9 +19,10 @@
 # directories (nmx merge), and exits as a run does.
 # NMX_INSTALL=0 is --no-install (for CI jobs on a prepared machine).
 #
-# -j N (NMX_JOBS; default: the number of cores): with N > 1 every kernel
-# is built first, one at a time, then the boots run N at a time; -j 1 is
-# the serial mode (build, boot, next cell).
+# -j N (NMX_JOBS; default: the number of cores): with N > 1 the kernels
+# are built one at a time and the boots run N at a time, those of built
+# cells beside later builds where the cores allow it (run_parallel); -j 1
+# is the serial mode (build, boot, next cell).
 #
 # --set NAME: the cells of matrix.yaml's set NAME instead of the default
 # run ("all": every cell of every tree). --e2e is --set e2e, the end-to-end
@@ -263,32 +264,56 @@ run_serial() {
 	done
 }
 
-# The run's cells with -j N: every kernel built first, one build at a time
-# (each takes every core), then the boots, N at a time: under TCG a boot
-# takes one host thread, and nothing else competes with it for the time
-# its verdict depends on (a boot beside a build could time out).
-run_parallel() {
-	local line tree variant cell pid
-	local -a built=()
-	for line in "$@"; do
-		read -r tree variant cell <<<"$line"
-		in_group build_cell "$RUN_ID" "$tree" "$variant" "$cell"
-		CELL_PIDS=("$!")
-		if wait "${CELL_PIDS[0]}"; then
-			built+=("$line")
-		fi
-		CELL_PIDS=()
-	done
-	for line in "${built[@]}"; do
-		read -r tree variant cell <<<"$line"
-		while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
-			wait -n || true
-		done
+# start_boots LIMIT: boot the built cells of BOOT_QUEUE, oldest first,
+# while fewer than LIMIT boots run.
+start_boots() {
+	local limit=$1 tree variant cell
+	while [ "${#BOOT_QUEUE[@]}" -gt 0 ] && [ "$(jobs -rp | wc -l)" -lt "$limit" ]; do
+		read -r tree variant cell <<<"${BOOT_QUEUE[0]}"
+		BOOT_QUEUE=("${BOOT_QUEUE[@]:1}")
 		in_group boot_cell "$RUN_ID" "$tree" "$variant" "$cell"
 		CELL_PIDS+=("$!")
 	done
+}
+
+# The run's cells with -j N: the kernels one at a time (each build takes
+# the cores), and the boots of built cells BESIDE at a time while later
+# cells build, then N at a time. Under TCG a boot takes a host thread per
+# vCPU it runs; beside a build on too few cores it is slowed past its
+# timeout (measured: x86_64 6.12, 45 s alone, not done in 88 s beside a
+# riscv64 build on 2 cores), so BESIDE is (cores - 2) / 2 unless
+# NMX_BOOTS_BESIDE_BUILD says: none on 2 cores, 1 on 4, 3 on 8; the build
+# then leaves those cores to the boots (NMX_MAKE_JOBS).
+run_parallel() {
+	local line tree variant cell pid build_pid beside
+	beside=${NMX_BOOTS_BESIDE_BUILD:-$((($(nproc) - 2) / 2))}
+	if ! [[ "$beside" =~ ^[0-9]+$ ]]; then
+		err "NMX_BOOTS_BESIDE_BUILD=$beside: a number of boots (0: none beside a build)"
+		exit 2
+	fi
+	[ "$beside" -le "$JOBS" ] || beside=$JOBS
+	if [ "$beside" -gt 0 ]; then
+		export NMX_MAKE_JOBS=$(($(nproc) + 1 - beside))
+		[ "$NMX_MAKE_JOBS" -ge 1 ] || NMX_MAKE_JOBS=1
+		progress "up to $beside boot(s) beside a build (make -j$NMX_MAKE_JOBS)"
+	fi
+	BOOT_QUEUE=()
+	for line in "$@"; do
+		read -r tree variant cell <<<"$line"
+		in_group build_cell "$RUN_ID" "$tree" "$variant" "$cell"
+		build_pid=$!
+		CELL_PIDS+=("$build_pid")
+		if wait "$build_pid"; then
+			BOOT_QUEUE+=("$line")
+		fi
+		start_boots "$beside"
+	done
+	while [ "${#BOOT_QUEUE[@]}" -gt 0 ]; do
+		start_boots "$JOBS"
+		[ "${#BOOT_QUEUE[@]}" -eq 0 ] || wait -n || true
+	done
 	for pid in "${CELL_PIDS[@]}"; do
-		wait "$pid" || true
+		wait "$pid" 2>/dev/null || true
 	done
 	CELL_PIDS=()
 }

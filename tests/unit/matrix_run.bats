@@ -121,7 +121,8 @@ most_at_once() {
 
 @test "-j 2: the kernels are built first, then two boots at a time; same verdicts as -j 1" {
 	setup_boots
-	run "$TOP/matrix.sh" --no-install -j 2
+	# No boot beside a build (the default on 2 cores).
+	NMX_BOOTS_BESIDE_BUILD=0 run "$TOP/matrix.sh" --no-install -j 2
 	[ "$status" -eq 0 ]
 	[ "$(most_at_once)" -eq 2 ]
 	[[ "$output" == *"3 cell(s), 2 boot(s) at a time"* ]]
@@ -135,6 +136,25 @@ most_at_once() {
 	[ "$(most_at_once)" -eq 1 ]
 	grep -v '^#' "$NMX_RESULTS/latest/summary.txt" | awk '{ print $1, $2, $3 }' >"$SCRATCH/serial"
 	diff "$SCRATCH/serial" "$SCRATCH/parallel"
+}
+
+@test "-j 2 with a boot beside a build: built cells boot while the next builds, one at a time then" {
+	setup_boots
+	export NMX_FAKE_BUILD_TRACE=$SCRATCH/boots NMX_FAKE_BUILD_SECONDS=2
+	NMX_BOOTS_BESIDE_BUILD=1 run "$TOP/matrix.sh" --no-install -j 2
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"up to 1 boot(s) beside a build (make -j$(($(nproc) + 1 - 1)))"* ]]
+	grep -q -- "-j$(($(nproc) + 1 - 1)) " "$NMX_RESULTS/latest/fake-good-upstream/fakeboot/reproduce.sh"
+	# The first cell's boot started before the last build ended...
+	[ "$(grep -n '^start' "$SCRATCH/boots" | head -n 1 | cut -d: -f1)" -lt \
+		"$(grep -n '^build-end' "$SCRATCH/boots" | tail -n 1 | cut -d: -f1)" ]
+	# ... and no more than one boot ran beside a build.
+	[ "$(awk '/^build-start/ { b = 1 } /^build-end/ { b = 0 } $1 == "start" { n++ }
+		$1 == "end" { n-- } b && n > max { max = n } END { print max + 0 }' "$SCRATCH/boots")" -le 1 ]
+	[ "$(grep -c ' PASS ' "$NMX_RESULTS/latest/summary.txt")" -eq 3 ]
+	NMX_BOOTS_BESIDE_BUILD=many run "$TOP/matrix.sh" --no-install -j 2
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"NMX_BOOTS_BESIDE_BUILD=many: a number of boots"* ]]
 }
 
 @test "-j 2: SIGTERM during the boots stops them all; --resume finishes the run" {
