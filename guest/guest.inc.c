@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What every test of the guest shares: KTAP reporting and tracefs access.
- * Header-only, like the nolibc it is built with: the guest is one binary.
+ * The guest is one translation unit (init.c includes the .inc.c files),
+ * as the header-only nolibc it is built with wants: one static binary.
  */
 #ifndef NMX_GUEST_H
 #define NMX_GUEST_H
@@ -81,6 +82,57 @@ static void ktap_result(int ok, const char *name, const char *directive)
 		nr_failed++;
 	printf("%s %d %s%s%s\n", ok ? "ok" : "not ok", nr_test, name,
 	       directive ? " # " : "", directive ? directive : "");
+}
+
+/*
+ * One step of the guest: what it runs and how many KTAP results it
+ * prints; or a table of steps of its own (sub). The KTAP plan is the sum
+ * over init.c's table, and run_steps() checks that every step printed
+ * what its entry says, so no count is kept by hand anywhere else.
+ */
+struct guest_step {
+	const char *name;
+	void (*run)(void);
+	int results;
+	const struct guest_step *sub;	/* ends with an entry without a name */
+};
+
+/* A step that prints @results KTAP results; a step of sub-steps. */
+#define STEP(fn, results) { #fn, fn, results, 0 }
+#define STEPS(name, table) { name, 0, 0, table }
+#define END_OF_STEPS { 0, 0, 0, 0 }
+
+static int nr_step_bugs;
+
+static int steps_planned(const struct guest_step *step)
+{
+	int n = 0;
+
+	for (; step->name; step++)
+		n += step->sub ? steps_planned(step->sub) : step->results;
+	return n;
+}
+
+static void run_steps(const struct guest_step *step)
+{
+	for (; step->name; step++) {
+		int before = nr_test, want;
+
+		if (step->sub) {
+			want = steps_planned(step->sub);
+			if (step->run)
+				step->run();
+			run_steps(step->sub);
+		} else {
+			want = step->results;
+			step->run();
+		}
+		if (nr_test - before != want) {
+			printf("# BUG: step %s printed %d result(s), its table entry says %d\n",
+			       step->name, nr_test - before, want);
+			nr_step_bugs++;
+		}
+	}
 }
 
 /*

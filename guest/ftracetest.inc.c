@@ -7,14 +7,14 @@
 #ifndef NMX_FTRACETEST_H
 #define NMX_FTRACETEST_H
 
-#include "guest.h"
+#include "guest.inc.c"
 
 #define FTRACETEST_LOG "/ftracetest.log"
 
 static const char *const ftracetest_cases[] = {
 	"fgraph-filter", "fgraph-filter-stack", "fgraph-notrace",
 };
-#define FTRACETEST_TESTS 3
+#define FTRACETEST_TESTS ((int)(sizeof(ftracetest_cases) / sizeof(ftracetest_cases[0])))
 
 /*
  * ftracetest -v prints "[N] description<TAB>[RESULT]" per case, in the

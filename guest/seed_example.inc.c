@@ -8,7 +8,7 @@
 #define NMX_SEED_EXAMPLE_H
 
 #include "fgraph.h"
-#include "guest.h"
+#include "guest.inc.c"
 
 #define PAGE 4096
 #define FAULT_PAGES 8

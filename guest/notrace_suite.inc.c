@@ -16,9 +16,8 @@
 #define NMX_NOTRACE_SUITE_H
 
 #include "fgraph.h"
-#include "guest.h"
+#include "guest.inc.c"
 
-#define SUITE_TESTS 29
 #define MODULE_DIR "/sys/kernel/debug/test_fgraph_notrace/"
 #define SUITE_TRACE_BYTES (256 * 1024)
 #define SUITE_EVENTS 8192
@@ -873,7 +872,18 @@ static void test_bad_input(void)
 	bad_input("filter_empty_write_clears", "", 0, 0, 0, "");
 }
 
-static void run_notrace_suite(void)
+static void test_sleeper_toggled(void)
+{
+	test_sleeper(0, "tracer_toggled_while_sleeping_in_pruned");
+}
+
+static void test_sleeper_returns_while_off(void)
+{
+	test_sleeper(1, "tracer_off_while_pruned_returns");
+}
+
+/* Before the scenarios: the test module, and every task traced. */
+static void suite_setup(void)
 {
 	int fd;
 
@@ -888,28 +898,38 @@ static void run_notrace_suite(void)
 		       MODULE_DIR);
 	/* Scenarios below start kernel threads: trace every task. */
 	tfs_write("set_ftrace_pid", "");
+}
 
-	test_leaf();
-	test_middle();
-	test_nested();
-	test_recursion();
-	test_migrate();
-	test_irq();
-	test_depth_limit();
-	test_max_depth();
-	test_notrace_wins();
-	test_stacks();
-	test_fork();
-	test_frameless();
-	test_sleeper(0, "tracer_toggled_while_sleeping_in_pruned");
-	test_sleeper(1, "tracer_off_while_pruned_returns");
-	test_stray_after_enable();
-	test_reregistered();
-	test_thresh();
-	test_two_users();
-	test_bad_input();
+static void suite_cleanup(void)
+{
 	set_functions("set_graph_function", "");
 	set_functions("set_graph_notrace", "");
 }
+
+/* The set_graph_notrace scenarios, in order, with their KTAP results. */
+static const struct guest_step notrace_suite[] = {
+	STEP(suite_setup, 0),
+	STEP(test_leaf, 1),
+	STEP(test_middle, 1),
+	STEP(test_nested, 2),
+	STEP(test_recursion, 1),
+	STEP(test_migrate, 1),
+	STEP(test_irq, 1),
+	STEP(test_depth_limit, 1),
+	STEP(test_max_depth, 1),
+	STEP(test_notrace_wins, 1),
+	STEP(test_stacks, 2),
+	STEP(test_fork, 1),
+	STEP(test_frameless, 1),
+	STEP(test_sleeper_toggled, 1),
+	STEP(test_sleeper_returns_while_off, 1),
+	STEP(test_stray_after_enable, 1),
+	STEP(test_reregistered, 1),
+	STEP(test_thresh, 1),
+	STEP(test_two_users, 2),
+	STEP(test_bad_input, 8),
+	STEP(suite_cleanup, 0),
+	END_OF_STEPS
+};
 
 #endif /* NMX_NOTRACE_SUITE_H */
