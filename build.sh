@@ -280,12 +280,14 @@ configure_commands() { # [--skip: only recorded, the .config they made is kept]
 
 stage_configure() {
 	local t0 key requested=$CELL_DIR/requested.config
+	local -a argv
 	t0=$(date +%s.%N)
 	need_tools make gcc "${NMX_CROSS_COMPILE}gcc" ccache
 	[ -f "$NMX_WORK/series.applied" ] ||
 		fail configure INFRA_FAIL 0 "the tree is not prepared: run the prepare stage"
 	mkdir -p "$NMX_OUT"
-	recorded "$CELL_DIR" "$NMX_BIN" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" \
+	nmx_argv
+	recorded "$CELL_DIR" "${argv[@]}" \
 		fragment --cell "$NMX_CELL" --tree "$NMX_TREE" --common "$NMX_TOP/kconfig/common.config" \
 		-o "$requested" || fail configure INFRA_FAIL 0 "cannot write the requested fragment"
 	# The .config is copied only when it changed, so an unchanged config

@@ -1,11 +1,53 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* nmx's subcommands that live outside main.c, and the exit codes all share. */
+/*
+ * nmx's subcommands, one file per concern (cell_cmds.c, kconfig_cmds.c,
+ * boot_cmds.c, result_cmds.c, report_cmd.c, merge.c), what main.c gives
+ * them all, and the exit codes they share.
+ */
 #ifndef NMX_COMMANDS_H
 #define NMX_COMMANDS_H
 
 /* Exit codes, as TuxRun uses them. */
 enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_INFRA = 2 };
 
+struct matrix;
+
+/* Where matrix.yaml and arches/ are (nmx -m, -a). */
+extern const char *matrix_path;
+extern const char *arches_dir;
+
+/* matrix.yaml, with the tree -l and the variant -p add. */
+int load_matrix(struct matrix *m);
+
+/* The options of the commands about one cell: --tree, --cell, --kernel... */
+struct selection {
+	const char *tree, *variant, *cell, *common, *out;
+	const char *kernel, *initrd, *dtb, *accel, *log;
+	int probe;
+	unsigned int timeout;
+	const char *uboot_dtb, *dump_dtb;
+};
+
+/* Parses them; --cell is required. */
+int parse_selection(int argc, char **argv, struct selection *s);
+
+/* cell_cmds.c */
+int cmd_cells(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
+int cmd_trees(int argc, char **argv);
+int cmd_env(int argc, char **argv);
+int cmd_deps(int argc, char **argv);
+int cmd_guest_header(int argc, char **argv);
+/* kconfig_cmds.c */
+int cmd_fragment(int argc, char **argv);
+int cmd_config_check(int argc, char **argv);
+/* boot_cmds.c */
+int cmd_qemu_cmd(int argc, char **argv);
+int cmd_uboot_bootcmd(int argc, char **argv);
+int cmd_lava_job(int argc, char **argv);
+int cmd_lava_log(int argc, char **argv);
+/* result_cmds.c */
+int cmd_judge(int argc, char **argv);
 int cmd_result(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_report(int argc, char **argv);

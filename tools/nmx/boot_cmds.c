@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nmx's boot commands: qemu-cmd and uboot-bootcmd (a cell's QEMU command
+ * line, directly or through its U-Boot), lava-job and lava-log (the same
+ * boot as a LAVA job, and its console back from LAVA's log).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "matrix.h"
+#include "lava.h"
+
+/* ---- qemu-cmd --------------------------------------------------------- */
+
+static void arg0(const char *s)
+{
+	fputs(s, stdout);
+	putchar('\0');
+}
+
+/* The cell's machine; with ",dumpdtb=FILE" on -M's value if @dumpdtb. */
+static void machine_args(const struct cell *c, const char *dumpdtb)
+{
+	size_t i;
+
+	for (i = 0; i < c->qemu_machine.n; i++) {
+		if (dumpdtb && i > 0 && !strcmp(c->qemu_machine.v[i - 1], "-M")) {
+			printf("%s,dumpdtb=%s", c->qemu_machine.v[i], dumpdtb);
+			putchar('\0');
+			continue;
+		}
+		arg0(c->qemu_machine.v[i]);
+	}
+}
+
+/* -device loader: @file placed raw at @addr, as a board's boot medium. */
+static void loader_arg(const char *file, const char *addr)
+{
+	arg0("-device");
+	printf("loader,file=%s,addr=%s,force-raw=on", file, addr);
+	putchar('\0');
+}
+
+/* Does @c boot through U-Boot? Said on stderr for @cmd if not. */
+static int has_uboot(const struct cell *c, const char *cmd)
+{
+	if (c->uboot_firmware)
+		return 1;
+	fprintf(stderr, "nmx %s: cell %s does not boot through U-Boot (no qemu.uboot)\n",
+		cmd, c->name);
+	return 0;
+}
+
+/*
+ * U-Boot's boot command for the cell (its control device tree's
+ * /config/bootcmd): the kernel command line, then bootm of the uImage and
+ * ramdisk image QEMU placed in RAM, with U-Boot's own device tree.
+ */
+int cmd_uboot_bootcmd(int argc, char **argv)
+{
+	struct selection s;
+	struct cell c;
+	char append[512];
+
+	if (parse_selection(argc, argv, &s))
+		return EXIT_INFRA;
+	if (cell_load(&c, arches_dir, s.cell))
+		return EXIT_INFRA;
+	if (!has_uboot(&c, "uboot-bootcmd")) {
+		cell_free(&c);
+		return EXIT_INFRA;
+	}
+	cell_kernel_append(&c, 0, append, sizeof(append));
+	printf("setenv bootargs '%s'; bootm %s %s ${fdtcontroladdr}\n", append,
+	       c.uboot_kernel_addr, c.uboot_ramdisk_addr);
+	cell_free(&c);
+	return EXIT_PASS;
+}
+
+int cmd_qemu_cmd(int argc, char **argv)
+{
+	struct selection s;
+	struct cell c;
+	char append[512];
+
+	if (parse_selection(argc, argv, &s))
+		return EXIT_INFRA;
+	if (!s.dump_dtb && (!s.kernel || (!s.initrd && !s.probe) || !s.log)) {
+		fprintf(stderr, "nmx qemu-cmd: --kernel, --initrd (or --probe) and --log are required\n");
+		return EXIT_INFRA;
+	}
+	if (cell_load(&c, arches_dir, s.cell))
+		return EXIT_INFRA;
+	if ((s.uboot_dtb || s.dump_dtb) && !has_uboot(&c, "qemu-cmd")) {
+		cell_free(&c);
+		return EXIT_INFRA;
+	}
+	if (c.dtb && !s.dtb && !s.uboot_dtb && !s.dump_dtb) {
+		fprintf(stderr, "nmx qemu-cmd: cell %s boots with a DTB: pass --dtb\n",
+			c.name);
+		cell_free(&c);
+		return EXIT_INFRA;
+	}
+	arg0(c.qemu_binary);
+	/*
+	 * --dump-dtb: QEMU writes the device tree of the machine U-Boot runs
+	 * on and exits. It must be the same machine, firmware included: with
+	 * -bios, virt leaves devices out that a tree dumped without it has.
+	 */
+	machine_args(&c, s.dump_dtb);
+	/* Under TCG the cell may name its threading (arches/<cell>.yaml). */
+	arg0("-accel");
+	arg0(cell_accel(&c, s.accel));
+	arg0("-display");
+	arg0("none");
+	if (s.dump_dtb || s.uboot_dtb) {
+		arg0(c.uboot_firmware_arg);
+		arg0(c.uboot_firmware);
+	}
+	if (s.dump_dtb)
+		goto done;
+	arg0("-monitor");
+	arg0("none");
+	arg0("-no-reboot");
+	arg0("-serial");
+	printf("file:%s", s.log);
+	putchar('\0');
+	if (s.uboot_dtb) {
+		/* Like a board: U-Boot finds both images in RAM and checks them. */
+		arg0("-dtb");
+		arg0(s.uboot_dtb);
+		loader_arg(s.kernel, c.uboot_kernel_addr);
+		if (s.initrd)
+			loader_arg(s.initrd, c.uboot_ramdisk_addr);
+		goto done;
+	}
+	cell_kernel_append(&c, s.probe, append, sizeof(append));
+	arg0("-kernel");
+	arg0(s.kernel);
+	if (s.initrd) {
+		arg0("-initrd");
+		arg0(s.initrd);
+	}
+	if (s.dtb) {
+		arg0("-dtb");
+		arg0(s.dtb);
+	}
+	arg0("-append");
+	arg0(append);
+done:
+	cell_free(&c);
+	return EXIT_PASS;
+}
+
+/* ---- lava-job, lava-log ----------------------------------------------- */
+
+static FILE *create_in(const char *dir, const char *name, char *path, size_t n)
+{
+	FILE *f;
+
+	snprintf(path, n, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		fprintf(stderr, "nmx: cannot write %s: %m\n", path);
+	return f;
+}
+
+static int close_written(FILE *f, const char *path, int err)
+{
+	if (fclose(f) || err) {
+		fprintf(stderr, "nmx: cannot write %s\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* DIR/device.yaml and DIR/job.yaml: the cell's boot for lava-run. */
+int cmd_lava_job(int argc, char **argv)
+{
+	struct selection s;
+	struct lava_boot b = { 0 };
+	struct cell c;
+	char name[256], path[4096];
+	FILE *f;
+	int err;
+
+	if (parse_selection(argc, argv, &s))
+		return EXIT_INFRA;
+	if (!s.kernel || !s.initrd || !s.out || !s.tree || !s.variant) {
+		fprintf(stderr, "nmx lava-job: --tree, --variant, --kernel, --initrd and -o DIR are required\n");
+		return EXIT_INFRA;
+	}
+	if (s.kernel[0] != '/' || s.initrd[0] != '/' || (s.dtb && s.dtb[0] != '/')) {
+		fprintf(stderr, "nmx lava-job: LAVA deploys file:// URLs: give absolute paths\n");
+		return EXIT_INFRA;
+	}
+	if (cell_load(&c, arches_dir, s.cell))
+		return EXIT_INFRA;
+	if (c.dtb && !s.dtb) {
+		fprintf(stderr, "nmx lava-job: cell %s boots with a DTB: pass --dtb\n",
+			c.name);
+		cell_free(&c);
+		return EXIT_INFRA;
+	}
+	snprintf(name, sizeof(name), "notrace-matrix %s-%s %s", s.tree,
+		 s.variant, c.name);
+	b.name = name;
+	b.kernel = s.kernel;
+	b.initrd = s.initrd;
+	b.dtb = s.dtb;
+	b.timeout = s.timeout ? s.timeout : 90;
+	err = -1;
+	f = create_in(s.out, "device.yaml", path, sizeof(path));
+	if (f && !close_written(f, path, lava_write_device(&c, s.accel, f))) {
+		f = create_in(s.out, "job.yaml", path, sizeof(path));
+		if (f)
+			err = close_written(f, path, lava_write_job(&c, &b, f));
+	}
+	cell_free(&c);
+	return err ? EXIT_INFRA : EXIT_PASS;
+}
+
+/* The console lines of lava-run's log, as boot.log for nmx judge. */
+int cmd_lava_log(int argc, char **argv)
+{
+	FILE *in;
+	long n;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: nmx lava-log LAVA_RUN_LOG\n");
+		return EXIT_INFRA;
+	}
+	in = fopen(argv[1], "r");
+	if (!in) {
+		fprintf(stderr, "nmx: cannot read %s: %m\n", argv[1]);
+		return EXIT_INFRA;
+	}
+	n = lava_log_console(in, stdout);
+	fclose(in);
+	if (n < 0 || fflush(stdout)) {
+		fprintf(stderr, "nmx lava-log: cannot read %s or write the console\n",
+			argv[1]);
+		return EXIT_INFRA;
+	}
+	return EXIT_PASS;
+}

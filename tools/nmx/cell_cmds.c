@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nmx's commands about the matrix and its cells: cells, plan, trees, env,
+ * deps, guest-header. What a run covers and what each cell is, from
+ * matrix.yaml and arches/, for the scripts and the guest.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "matrix.h"
+#include "plan.h"
+
+/* ---- shell assignments (env) ------------------------------------------ */
+
+static void sh_quote(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+static void sh_var(const char *name, const char *value)
+{
+	printf("%s=", name);
+	sh_quote(stdout, value ? value : "");
+	putchar('\n');
+}
+
+static void sh_array(const char *name, const struct strlist *l)
+{
+	size_t i;
+
+	printf("%s=(", name);
+	for (i = 0; i < l->n; i++) {
+		putchar(' ');
+		sh_quote(stdout, l->v[i]);
+	}
+	printf(" )\n");
+}
+
+/* ---- cells ------------------------------------------------------------ */
+
+/*
+ * The cell-variants of one selection, added to @out as "TREE VARIANT CELL"
+ * (once each). Empty lists mean the default run's; @all_cells: every cell
+ * under arches/. A variant is run in the trees that have it; one that no
+ * selected tree has is an error, as is a tree and a variant both named
+ * that do not go together. A cell whose guest cannot build on a tree
+ * (guest.min_kernel) is an error when both were named, else left out.
+ */
+static int select_cells(struct matrix *m, const struct strlist *trees_named,
+			const struct strlist *variants_named,
+			const struct strlist *cells_named, int all_cells,
+			struct strlist *out)
+{
+	const int tree_named = trees_named->n > 0;
+	const int variant_named = variants_named->n > 0;
+	const int cell_named = cells_named->n > 0 && !all_cells;
+	const struct strlist *trees = tree_named ? trees_named : &m->run_trees;
+	const struct strlist *variants = variant_named ? variants_named :
+						 &m->run_variants;
+	const struct strlist *cells = cell_named ? cells_named : &m->run_cells;
+	struct strlist names = { 0 };
+	struct cell *c;
+	size_t i, j, k;
+	int err = 0;
+
+	if (all_cells) {
+		if (cell_names(arches_dir, &names))
+			return -1;
+		cells = &names;
+	}
+
+	c = calloc(cells->n + 1, sizeof(*c));
+	for (k = 0; k < cells->n; k++)
+		if (cell_load(&c[k], arches_dir, cells->v[k]))
+			err = -1;
+	for (i = 0; i < trees->n && !err; i++) {
+		struct tree *t = matrix_tree(m, trees->v[i]);
+
+		if (!t) {
+			fprintf(stderr, "nmx: unknown tree '%s'\n", trees->v[i]);
+			err = -1;
+			break;
+		}
+		for (j = 0; j < variants->n; j++)
+			if (variant_named && tree_named &&
+			    !tree_variant(t, variants->v[j])) {
+				fprintf(stderr, "nmx: tree %s has no variant '%s'\n",
+					t->name, variants->v[j]);
+				err = -1;
+			}
+		for (k = 0; k < cells->n; k++)
+			if (tree_named && cell_named &&
+			    !cell_runs_on(&c[k], t->version)) {
+				fprintf(stderr, "nmx: cell %s needs kernel %s or later (guest.min_kernel in its arch file); tree %s is %s\n",
+					c[k].name, c[k].min_kernel, t->name, t->version);
+				err = -1;
+			}
+	}
+	for (j = 0; variant_named && j < variants->n && !err; j++) {
+		for (i = 0; i < trees->n; i++)
+			if (tree_variant(matrix_tree(m, trees->v[i]),
+					 variants->v[j]))
+				break;
+		if (i == trees->n) {
+			fprintf(stderr, "nmx: no tree selected has variant '%s'\n",
+				variants->v[j]);
+			err = -1;
+		}
+	}
+	for (i = 0; i < trees->n && !err; i++) {
+		struct tree *t = matrix_tree(m, trees->v[i]);
+
+		for (j = 0; j < variants->n; j++) {
+			if (!tree_variant(t, variants->v[j]))
+				continue;
+			for (k = 0; k < cells->n; k++) {
+				char line[512];
+
+				if (!cell_runs_on(&c[k], t->version))
+					continue;
+				snprintf(line, sizeof(line), "%s %s %s", t->name,
+					 variants->v[j], cells->v[k]);
+				if (!strlist_has(out, line))
+					strlist_add(out, line);
+			}
+		}
+	}
+	for (k = 0; k < cells->n; k++)
+		cell_free(&c[k]);
+	free(c);
+	strlist_free(&names);
+	return err;
+}
+
+int cmd_cells(int argc, char **argv)
+{
+	struct strlist trees = { 0 }, variants = { 0 }, cells = { 0 };
+	struct strlist out = { 0 };
+	static const struct option opts[] = {
+		{ "tree", required_argument, 0, 't' },
+		{ "variant", required_argument, 0, 'v' },
+		{ "cell", required_argument, 0, 'c' },
+		{ "set", required_argument, 0, 's' },
+		{ "e2e", no_argument, 0, 'e' },
+		{ 0 }
+	};
+	const char *set_name = NULL;
+	struct cell_set *set;
+	struct matrix m;
+	size_t i;
+	int opt, err = 0;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 't': strlist_add(&trees, optarg); break;
+		case 'v': strlist_add(&variants, optarg); break;
+		case 'c': strlist_add(&cells, optarg); break;
+		case 's': set_name = optarg; break;
+		case 'e': set_name = "e2e"; break;
+		default: return EXIT_INFRA;
+		}
+	}
+	if (load_matrix(&m)) {
+		strlist_free(&trees);
+		strlist_free(&variants);
+		strlist_free(&cells);
+		return EXIT_INFRA;
+	}
+	if (!set_name) {
+		err = select_cells(&m, &trees, &variants, &cells, 0, &out);
+	} else if (trees.n || variants.n || cells.n) {
+		fprintf(stderr, "nmx: --set %s chooses trees, variants and cells itself: name none of them\n",
+			set_name);
+		err = -1;
+	} else if (!(set = matrix_set(&m, set_name))) {
+		fprintf(stderr, "nmx: no set '%s' in matrix.yaml; its sets:", set_name);
+		for (i = 0; i < m.nr_sets; i++)
+			fprintf(stderr, " %s", m.sets[i].name);
+		fprintf(stderr, "\n");
+		err = -1;
+	} else {
+		for (i = 0; i < set->nr_groups && !err; i++)
+			err = select_cells(&m, &set->groups[i].trees,
+					   &set->groups[i].variants,
+					   &set->groups[i].cells,
+					   set->groups[i].all_cells, &out);
+	}
+	for (i = 0; !err && i < out.n; i++)
+		printf("%s\n", out.v[i]);
+	matrix_free(&m);
+	strlist_free(&trees);
+	strlist_free(&variants);
+	strlist_free(&cells);
+	strlist_free(&out);
+	return err ? EXIT_INFRA : EXIT_PASS;
+}
+
+/* ---- plan ------------------------------------------------------------- */
+
+int cmd_plan(int argc, char **argv)
+{
+	struct matrix m;
+	int ret;
+
+	if (argc != 2 || strcmp(argv[1], "gitlab")) {
+		fprintf(stderr, "usage: nmx plan gitlab\n");
+		return EXIT_INFRA;
+	}
+	if (load_matrix(&m))
+		return EXIT_INFRA;
+	ret = plan_gitlab(&m, stdout) || fflush(stdout) ? EXIT_INFRA : EXIT_PASS;
+	matrix_free(&m);
+	return ret;
+}
+
+/* ---- trees, env ------------------------------------------------------- */
+
+int cmd_trees(int argc, char **argv)
+{
+	struct matrix m;
+	size_t i;
+
+	if (argc > 1) {
+		fprintf(stderr, "usage: nmx trees\n");
+		return EXIT_INFRA;
+	}
+	if (load_matrix(&m))
+		return EXIT_INFRA;
+	for (i = 0; i < m.nr_trees; i++)
+		printf("%s %s %s\n", m.trees[i].name, m.trees[i].series,
+		       m.trees[i].package ? m.trees[i].package :
+		       m.trees[i].source);
+	matrix_free(&m);
+	return EXIT_PASS;
+}
+
+int cmd_env(int argc, char **argv)
+{
+	struct selection s;
+	struct matrix m;
+	struct tree *t;
+	struct variant *v;
+	struct cell c;
+	char buf[64];
+	int ret = EXIT_INFRA;
+
+	if (parse_selection(argc, argv, &s))
+		return EXIT_INFRA;
+	if (!s.tree || !s.variant) {
+		fprintf(stderr, "nmx env: --tree and --variant are required\n");
+		return EXIT_INFRA;
+	}
+	if (load_matrix(&m))
+		return EXIT_INFRA;
+	if (cell_load(&c, arches_dir, s.cell))
+		goto free_matrix;
+	t = matrix_tree(&m, s.tree);
+	v = t ? tree_variant(t, s.variant) : NULL;
+	if (!v) {
+		fprintf(stderr, "nmx: unknown tree/variant %s/%s\n", s.tree,
+			s.variant);
+		goto free_cell;
+	}
+	sh_var("NMX_TREE", t->name);
+	sh_var("NMX_TREE_PACKAGE", t->package);
+	sh_var("NMX_TREE_TARBALL", t->tarball);
+	sh_var("NMX_TREE_SOURCE", t->source);
+	sh_var("NMX_TREE_VERSION", t->version);
+	sh_var("NMX_SERIES_DIR", t->series);
+	sh_var("NMX_VARIANT", v->name);
+	sh_array("NMX_SKIP_PATCHES", &v->skip_patches);
+	sh_var("NMX_EXTRA_SERIES_DIR", v->extra_series);
+	sh_var("NMX_FINDINGS_VARIANT",
+	       v->findings_variant ? v->findings_variant : v->name);
+	sh_var("NMX_CELL", c.name);
+	sh_var("NMX_DESCRIPTION", c.description);
+	sh_var("NMX_ARCH", c.arch);
+	sh_var("NMX_CROSS_COMPILE", c.cross_compile);
+	sh_array("NMX_MAKE_TARGETS", &c.make_targets);
+	sh_var("NMX_KERNEL_IMAGE", c.kernel_image);
+	sh_var("NMX_UIMAGE_LOAD", c.uimage_load);
+	sh_var("NMX_DTB", c.dtb);
+	sh_var("NMX_QEMU_BINARY", c.qemu_binary);
+	sh_var("NMX_UBOOT_FIRMWARE", c.uboot_firmware);
+	sh_var("NMX_UBOOT_KERNEL_LOAD", c.uboot_kernel_load);
+	sh_array("NMX_GUEST_CFLAGS", &c.guest_cflags);
+	sh_var("NMX_BUSYBOX", c.busybox);
+	snprintf(buf, sizeof(buf), "%d", m.boot_timeout);
+	sh_var("NMX_BOOT_TIMEOUT", buf);
+	ret = EXIT_PASS;
+free_cell:
+	cell_free(&c);
+free_matrix:
+	matrix_free(&m);
+	return ret;
+}
+
+/* ---- deps ------------------------------------------------------------- */
+
+/*
+ * What every cell under arches/ needs from Debian, for install-deps.sh:
+ * "package NAME" lines (each once) and "busybox-arch ARCH" lines (the
+ * architectures whose busybox-static the guests take).
+ */
+int cmd_deps(int argc, char **argv)
+{
+	struct strlist names = { 0 }, packages = { 0 }, archs = { 0 };
+	size_t i, k;
+	int err = 0;
+
+	if (argc != 1) {
+		fprintf(stderr, "usage: nmx deps\n");
+		return EXIT_INFRA;
+	}
+	if (cell_names(arches_dir, &names))
+		return EXIT_INFRA;
+	for (i = 0; i < names.n && !err; i++) {
+		struct cell c;
+
+		if (cell_load(&c, arches_dir, names.v[i])) {
+			err = -1;
+			break;
+		}
+		for (k = 0; k < c.packages.n; k++)
+			if (!strlist_has(&packages, c.packages.v[k]))
+				strlist_add(&packages, c.packages.v[k]);
+		if (c.busybox && !strlist_has(&archs, c.busybox))
+			strlist_add(&archs, c.busybox);
+		cell_free(&c);
+	}
+	for (i = 0; !err && i < packages.n; i++)
+		printf("package %s\n", packages.v[i]);
+	for (i = 0; !err && i < archs.n; i++)
+		printf("busybox-arch %s\n", archs.v[i]);
+	strlist_free(&names);
+	strlist_free(&packages);
+	strlist_free(&archs);
+	return err || fflush(stdout) ? EXIT_INFRA : EXIT_PASS;
+}
+
+/* ---- guest-header ----------------------------------------------------- */
+
+/* A C string literal of @s (cell data is checked, but quote anyway). */
+static void c_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+/*
+ * Every fact of arches/<cell>.yaml the guest uses, as one header: the
+ * guest is built with -include of it, so a new fact is a line here and
+ * its use in guest/, nothing in between.
+ */
+int cmd_guest_header(int argc, char **argv)
+{
+	struct selection s;
+	struct matrix m;
+	struct tree *t;
+	struct cell c;
+	const char *root;
+	char *version = NULL;
+
+	if (parse_selection(argc, argv, &s))
+		return EXIT_INFRA;
+	/* --tree: the fault root may differ between kernel versions. */
+	if (s.tree) {
+		if (load_matrix(&m))
+			return EXIT_INFRA;
+		t = matrix_tree(&m, s.tree);
+		if (!t) {
+			fprintf(stderr, "nmx: unknown tree '%s'\n", s.tree);
+			matrix_free(&m);
+			return EXIT_INFRA;
+		}
+		version = t->version ? strdup(t->version) : NULL;
+		matrix_free(&m);
+	}
+	if (cell_load(&c, arches_dir, s.cell)) {
+		free(version);
+		return EXIT_INFRA;
+	}
+	root = cell_fault_root(&c, version);
+	free(version);
+	if (!root) {
+		cell_free(&c);
+		return EXIT_INFRA;
+	}
+	printf("/* Generated by nmx guest-header from arches/%s.yaml: do not edit. */\n",
+	       c.name);
+	printf("#define NMX_CELL ");
+	c_string(c.name);
+	printf("\n#define NMX_UNAME_MACHINE ");
+	c_string(c.uname_machine);
+	printf("\n#define NMX_BIG_ENDIAN %d\n", c.big_endian);
+	printf("#define NMX_FAULT_ROOT ");
+	c_string(root);
+	printf("\n#define NMX_TRIGGER_READ_ZERO %d\n",
+	       !strcmp(c.fault_trigger, "read-zero"));
+	printf("#define NMX_POWEROFF_BY_RESTART %d\n", c.poweroff_by_restart);
+	printf("#define NMX_BL_SWITCHER %d\n", c.bl_switcher);
+	/* ftracetest needs a shell: Debian's busybox-static for the cell. */
+	printf("#define NMX_FTRACETEST %d\n", c.busybox != NULL);
+	cell_free(&c);
+	return fflush(stdout) ? EXIT_INFRA : EXIT_PASS;
+}

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nmx's verdict commands: judge (the console log to a verdict), result
+ * (a cell's stages and verdict to result.json) and summary (a run's).
+ */
+#include <getopt.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "matrix.h"
+#include <jansson.h>
+
+#include "console.h"
+#include "report.h"
+
+/* ---- judge ------------------------------------------------------------ */
+
+/*
+ * Write @j to @path through a temporary file renamed over it: a full disk
+ * or a crash leaves the earlier file whole, never half of a new one.
+ */
+static int write_json(json_t *j, const char *path)
+{
+	char tmp[4200];
+	FILE *f;
+	int err;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "nmx: cannot write %s: %m\n", tmp);
+		return -1;
+	}
+	err = json_dumpf(j, f, JSON_INDENT(2) | JSON_SORT_KEYS);
+	err |= fflush(f) || ferror(f);
+	if (fclose(f) || err || rename(tmp, path)) {
+		fprintf(stderr, "nmx: cannot write %s: %m\n", path);
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_judge(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "log", required_argument, 0, 'l' },
+		{ "out", required_argument, 0, 'o' },
+		{ "timed-out", no_argument, 0, 'T' },
+		{ "findings", required_argument, 0, 'f' },
+		{ "cell", required_argument, 0, 'c' },
+		{ "variant", required_argument, 0, 'v' },
+		{ 0 }
+	};
+	const char *log = NULL, *out = NULL, *findings = NULL;
+	const char *cell = NULL, *variant = NULL;
+	struct strlist xfail = { 0 };
+	struct verdict v;
+	char path[4096];
+	int opt, timed_out = 0, ret;
+	json_t *j;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'l': log = optarg; break;
+		case 'o': out = optarg; break;
+		case 'T': timed_out = 1; break;
+		case 'f': findings = optarg; break;
+		case 'c': cell = optarg; break;
+		case 'v': variant = optarg; break;
+		default: return EXIT_INFRA;
+		}
+	}
+	if (!log || !out) {
+		fprintf(stderr, "nmx judge: --log and --out are required\n");
+		return EXIT_INFRA;
+	}
+	if (findings && (!cell || !variant)) {
+		fprintf(stderr, "nmx judge: --findings needs --cell and --variant\n");
+		return EXIT_INFRA;
+	}
+	if (findings && load_xfails(findings, cell, variant, &xfail))
+		return EXIT_INFRA;
+	if (judge_console(log, out, timed_out, &xfail, &v))
+		return EXIT_INFRA;
+	strlist_free(&xfail);
+	j = verdict_json(&v);
+	snprintf(path, sizeof(path), "%s/verdict.json", out);
+	if (v.write_failed)
+		fprintf(stderr, "nmx: cannot write %s/%s: %s\n", out,
+			v.write_failed, strerror(v.write_errno));
+	ret = write_json(j, path) || v.write_failed ? EXIT_INFRA :
+	      strcmp(v.status, "PASS") ? EXIT_FAIL : EXIT_PASS;
+	printf("%s: %s\n", v.status, v.reason);
+	json_decref(j);
+	verdict_free(&v);
+	return ret;
+}
+
+/* ---- result ----------------------------------------------------------- */
+
+/* Lines of a tab-separated file, split in place; calls @fn per line. */
+static int each_tsv(const char *path, void (*fn)(char **f, int n, void *d),
+		    void *data)
+{
+	char line[8192];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *fields[8], *p = line;
+		int n = 0;
+
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!*line)
+			continue;
+		while (n < 8) {
+			fields[n++] = p;
+			p = strchr(p, '\t');
+			if (!p)
+				break;
+			*p++ = '\0';
+		}
+		fn(fields, n, data);
+	}
+	fclose(f);
+	return 0;
+}
+
+struct stage_walk {
+	json_t *stages;
+	json_t *seconds;
+	const char *failed_status;
+	char failed_stage[64];
+	char failed_reason[1024];
+};
+
+static void add_stage(char **f, int n, void *data)
+{
+	struct stage_walk *w = data;
+	json_t *st = json_object();
+	double secs = n > 2 ? atof(f[2]) : 0;
+
+	json_object_set_new(st, "name", json_string(f[0]));
+	json_object_set_new(st, "status", json_string(n > 1 ? f[1] : "?"));
+	json_object_set_new(st, "seconds", json_real(secs));
+	if (n > 3 && *f[3])
+		json_object_set_new(st, "detail", json_string(f[3]));
+	json_array_append_new(w->stages, st);
+	json_object_set_new(w->seconds, f[0], json_real(secs));
+	if (n > 1 && strcmp(f[1], "ok") && !w->failed_status) {
+		w->failed_status = json_string_value(
+			json_object_get(st, "status"));
+		snprintf(w->failed_stage, sizeof(w->failed_stage), "%s", f[0]);
+		snprintf(w->failed_reason, sizeof(w->failed_reason), "%s",
+			 n > 3 ? f[3] : "");
+	}
+}
+
+static void add_meta(char **f, int n, void *data)
+{
+	json_object_set_new(data, f[0], json_string(n > 1 ? f[1] : ""));
+}
+
+static json_t *read_lines(const char *path)
+{
+	json_t *a = json_array();
+	char line[8192];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return a;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		json_array_append_new(a, json_string(line));
+	}
+	fclose(f);
+	return a;
+}
+
+int cmd_result(int argc, char **argv)
+{
+	struct stage_walk w = { 0 };
+	json_t *r, *meta, *verdict = NULL;
+	const char *dir = NULL, *status, *reason;
+	char path[4096];
+	json_error_t jerr;
+	int ret;
+
+	if (argc == 3 && !strcmp(argv[1], "--cell-dir"))
+		dir = argv[2];
+	if (!dir) {
+		fprintf(stderr, "usage: nmx result --cell-dir DIR\n");
+		return EXIT_INFRA;
+	}
+	w.stages = json_array();
+	w.seconds = json_object();
+	snprintf(path, sizeof(path), "%s/stages.tsv", dir);
+	if (each_tsv(path, add_stage, &w))
+		fprintf(stderr, "nmx: %s missing: no stage ran\n", path);
+	meta = json_object();
+	snprintf(path, sizeof(path), "%s/meta.tsv", dir);
+	each_tsv(path, add_meta, meta);
+	snprintf(path, sizeof(path), "%s/verdict.json", dir);
+	if (!w.failed_status) {
+		verdict = json_load_file(path, 0, &jerr);
+		if (!verdict)
+			fprintf(stderr, "nmx: %s: %s\n", path, jerr.text);
+	}
+
+	r = json_object();
+	if (w.failed_status) {
+		status = w.failed_status;
+		reason = w.failed_reason;
+	} else if (verdict) {
+		status = json_string_value(json_object_get(verdict, "status"));
+		reason = json_string_value(json_object_get(verdict, "reason"));
+	} else if (json_array_size(w.stages)) {
+		status = "INFRA_FAIL";
+		reason = "no verdict: the boot stage did not finish";
+	} else {
+		status = "INFRA_FAIL";
+		reason = "no stage ran";
+	}
+	json_object_set_new(r, "status", json_string(status ? status : "?"));
+	json_object_set_new(r, "reason", json_string(reason ? reason : ""));
+	if (w.failed_status)
+		json_object_set_new(r, "failed_stage",
+				    json_string(w.failed_stage));
+	json_object_set(r, "cell", json_object_get(meta, "cell"));
+	json_object_set(r, "tree", json_object_get(meta, "tree"));
+	json_object_set(r, "variant", json_object_get(meta, "variant"));
+	json_object_set(r, "run_id", json_object_get(meta, "run_id"));
+	/* The boot stage split by the guest's clock: to PID 1, then tests. */
+	{
+		json_t *up = json_object_get(verdict, "guest_uptime");
+
+		if (up) {
+			double init = json_number_value(json_object_get(up, "init"));
+			double done = json_number_value(json_object_get(up, "done"));
+
+			json_object_set_new(w.seconds, "boot_to_init",
+					    json_real(init));
+			json_object_set_new(w.seconds, "test",
+					    json_real(done - init));
+		}
+	}
+	json_object_set_new(r, "stages", w.stages);
+	json_object_set_new(r, "seconds", w.seconds);
+	json_object_set_new(r, "subtests",
+			    verdict ? json_incref(json_object_get(verdict,
+								  "subtests"))
+				    : json_array());
+	json_object_set_new(r, "verdict", verdict ? verdict : json_null());
+	json_object_set_new(r, "environment", meta);
+	snprintf(path, sizeof(path), "%s/reproduce.sh", dir);
+	json_object_set_new(r, "reproduce", read_lines(path));
+	snprintf(path, sizeof(path), "%s/result.json", dir);
+	ret = write_json(r, path) ? EXIT_INFRA : EXIT_PASS;
+	json_decref(r);
+	return ret;
+}
+
+/* ---- summary ---------------------------------------------------------- */
+
+int cmd_summary(int argc, char **argv)
+{
+	char pattern[4096], path[4096], tmp[4200];
+	int err;
+	int infra = 0, failed = 0, passed = 0, skipped = 0;
+	glob_t g;
+	size_t i;
+	FILE *out;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: nmx summary RUN_DIR\n");
+		return EXIT_INFRA;
+	}
+	snprintf(pattern, sizeof(pattern), "%s/*/*/result.json", argv[1]);
+	if (glob(pattern, 0, NULL, &g)) {
+		fprintf(stderr, "nmx: no */*/result.json under %s\n", argv[1]);
+		return EXIT_INFRA;
+	}
+	snprintf(path, sizeof(path), "%s/summary.txt", argv[1]);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	out = fopen(tmp, "w");
+	if (!out) {
+		fprintf(stderr, "nmx: cannot write %s: %m\n", tmp);
+		globfree(&g);
+		return EXIT_INFRA;
+	}
+	fprintf(out, "%-20s %-14s %-11s %5s %6s %5s  %s\n", "tree-variant",
+		"cell", "status", "tests", "kernel", "boot", "reason");
+	for (i = 0; i < g.gl_pathc; i++) {
+		json_error_t jerr;
+		json_t *r = json_load_file(g.gl_pathv[i], 0, &jerr), *secs;
+		const char *status;
+		char tv[64], tests[16];
+		size_t n, ok = 0, k;
+
+		if (!r) {
+			fprintf(out, "%s: unreadable: %s\n", g.gl_pathv[i],
+				jerr.text);
+			infra++;
+			continue;
+		}
+		status = json_string_value(json_object_get(r, "status"));
+		n = json_array_size(json_object_get(r, "subtests"));
+		for (k = 0; k < n; k++) {
+			const char *res = json_string_value(json_object_get(
+				json_array_get(json_object_get(r, "subtests"),
+					       k), "result"));
+
+			if (res && strcmp(res, "FAIL"))
+				ok++;
+		}
+		snprintf(tv, sizeof(tv), "%s-%s",
+			 json_string_value(json_object_get(r, "tree")) ?: "?",
+			 json_string_value(json_object_get(r, "variant")) ?: "?");
+		snprintf(tests, sizeof(tests), "%zu/%zu", ok, n);
+		secs = json_object_get(r, "seconds");
+		fprintf(out, "%-20s %-14s %-11s %5s %6.0f %5.1f  %s\n", tv,
+			json_string_value(json_object_get(r, "cell")) ?: "?",
+			status ?: "?", tests,
+			json_number_value(json_object_get(secs, "kernel")),
+			json_number_value(json_object_get(secs, "boot")),
+			json_string_value(json_object_get(r, "reason")) ?: "");
+		if (!status || !strcmp(status, "INFRA_FAIL"))
+			infra++;
+		else if (!strcmp(status, "SKIP"))
+			skipped++;	/* not a pass: it proved nothing */
+		else if (strcmp(status, "PASS"))
+			failed++;
+		else
+			passed++;
+		json_decref(r);
+	}
+	fprintf(out, "\n%d passed, %d failed, %d infrastructure", passed,
+		failed, infra);
+	if (skipped)
+		fprintf(out, ", %d skipped (all subtests skipped: proved nothing)",
+			skipped);
+	fputc('\n', out);
+	globfree(&g);
+	err = fflush(out) | ferror(out);
+	err |= fclose(out);
+	if (err || rename(tmp, path)) {
+		fprintf(stderr, "nmx: cannot write %s: %m\n", path);
+		unlink(tmp);
+		return EXIT_INFRA;
+	}
+	return infra ? EXIT_INFRA : failed || skipped ? EXIT_FAIL : EXIT_PASS;
+}
