@@ -177,9 +177,27 @@ boot_lava() {
 	fi
 }
 
+# What decides a boot's console, as a key: the engine, loader, accelerator,
+# timeout and QEMU, the cell's arch file, and the bytes of kernel,
+# initramfs, DTB and U-Boot. NMX_REUSE_BOOTS=1 (matrix.sh --reuse-boots)
+# judges anew the console of an earlier boot with the same key that ran
+# to the guest's last line, instead of booting again.
+boot_key() {
+	{
+		printf '%s\n' "$engine" "${NMX_LOADER:-uboot}" "$accel" "$NMX_BOOT_TIMEOUT"
+		"$NMX_QEMU_BINARY" --version | head -n 1
+		cat "$NMX_ARCHES_DIR/$NMX_CELL.yaml"
+		sha256sum <"$kernel"
+		sha256sum <"$initrd"
+		[ -z "$NMX_DTB" ] || sha256sum <"$NMX_OUT/$NMX_DTB"
+		[ -z "$NMX_UBOOT_FIRMWARE" ] || [ ! -f "$NMX_UBOOT_FIRMWARE" ] ||
+			sha256sum <"$NMX_UBOOT_FIRMWARE"
+	} | sha256sum | cut -c1-16
+}
+
 main() {
 	local cell_dir='' kernel dtb_args=() initrd accel rc=0 timed_out=() t0 secs
-	local findings judge_args=() missing engine=${NMX_BOOT_WITH:-qemu} how
+	local findings judge_args=() missing engine=${NMX_BOOT_WITH:-qemu} how key reused
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--cell-dir) cell_dir=$2; shift 2 ;;
@@ -218,14 +236,34 @@ main() {
 
 	rm -f "$cell_dir/boot.log"
 	record_meta "$cell_dir" boot_with "$engine"
-	case $engine in
-	qemu) boot_qemu ;;
-	lava) boot_lava ;;
-	*)
-		record_stage "$cell_dir" boot INFRA_FAIL 0 "unknown NMX_BOOT_WITH '$engine' (qemu or lava)"
-		exit 2
-		;;
-	esac
+	key=$(boot_key)
+	reused=$NMX_CACHE/boots/$key
+	if [ "${NMX_REUSE_BOOTS:-0}" = 1 ] && [ -f "$reused/boot.log" ]; then
+		cp "$reused/boot.log" "$cell_dir/boot.log"
+		record_meta "$cell_dir" boot_reused_from "$(cat "$reused/origin")"
+		printf '# boot: the console of %s, reused (NMX_REUSE_BOOTS=1, inputs key %s)\ncp %s %s\n' \
+			"$(cat "$reused/origin")" "$key" "$reused/boot.log" "$cell_dir/boot.log" \
+			>>"$cell_dir/reproduce.sh"
+		progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot not run again: the same kernel, initramfs and machine booted in $(cat "$reused/origin") (--reuse-boots)"
+	else
+		case $engine in
+		qemu) boot_qemu ;;
+		lava) boot_lava ;;
+		*)
+			record_stage "$cell_dir" boot INFRA_FAIL 0 "unknown NMX_BOOT_WITH '$engine' (qemu or lava)"
+			exit 2
+			;;
+		esac
+		reused=''
+		# A console that ran to the guest's last line may be reused by a
+		# later run with the same inputs; a cut-off one never.
+		if [ "${#timed_out[@]}" -eq 0 ] && grep -q '^NMX-RESULT: ' "$cell_dir/boot.log" 2>/dev/null; then
+			mkdir -p "$NMX_CACHE/boots/$key"
+			cp "$cell_dir/boot.log" "$NMX_CACHE/boots/$key/boot.log.tmp"
+			mv "$NMX_CACHE/boots/$key/boot.log.tmp" "$NMX_CACHE/boots/$key/boot.log"
+			printf '%s\n' "${cell_dir#"$NMX_RESULTS"/}" >"$NMX_CACHE/boots/$key/origin"
+		fi
+	fi
 	secs=$(seconds_since "$t0")
 	touch "$cell_dir/boot.log"
 	# Failures FINDINGS.md names for this cell and variant are XFAIL.
@@ -242,6 +280,7 @@ main() {
 		--out "$cell_dir" "${timed_out[@]}" "${judge_args[@]}" || rc=$?
 	how="QEMU ${timed_out:+killed after timeout}${timed_out:-exited}"
 	[ "$engine" = lava ] && how="lava-run ${timed_out:+stopped after timeout}${timed_out:-exited}"
+	[ -z "$reused" ] || how="reused the console of $(cat "$reused/origin")"
 	record_stage "$cell_dir" boot ok "$secs" "$how"
 	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): $(cat "$cell_dir/verdict.txt")"
 	return "$rc"

@@ -2,7 +2,7 @@
 # Run the matrix: every (tree, variant, cell) of matrix.yaml's run, or the
 # ones named. One failing cell never stops the others.
 #
-#   matrix.sh [--no-install] [-j N] [--boot-with qemu|lava] [--loader uboot|qemu]
+#   matrix.sh [--no-install] [-j N] [--boot-with qemu|lava] [--loader uboot|qemu] [--reuse-boots]
 #             [--tree T]... [--variant V]... [--cell C]... | [--set NAME] | [--e2e]
 #   matrix.sh [--no-install] --patches PATH [--tree T]... [--cell C]...
 #   matrix.sh [--no-install] --tree DIR [--series T] [--patches PATH] ...
@@ -32,6 +32,12 @@
 # --loader qemu (NMX_LOADER): QEMU loads kernel and initramfs itself, also
 # on the cells that otherwise boot like a board through Debian's U-Boot
 # (qemu.uboot in their arch file).
+#
+# --reuse-boots (NMX_REUSE_BOOTS=1): a cell whose kernel, initramfs, DTB,
+# machine and firmware are byte for byte those of an earlier boot that ran
+# to the guest's last line is not booted again: that console is judged
+# anew (boot.sh; result.json's meta says boot_reused_from). For reruns
+# where only the judging or the reports changed; a rerun without it boots.
 #
 # --boot-with lava (NMX_BOOT_WITH): each boot is a LAVA job run by Debian's
 # lava-run (boot.sh); the verdict still comes from nmx judge reading the
@@ -396,6 +402,7 @@ main() {
 		--shard) [ $# -ge 2 ] || usage; shard=$2; shift 2 ;;
 		--boot-with) [ $# -ge 2 ] || usage; export NMX_BOOT_WITH=$2; shift 2 ;;
 		--loader) [ $# -ge 2 ] || usage; export NMX_LOADER=$2; shift 2 ;;
+		--reuse-boots) export NMX_REUSE_BOOTS=1; shift ;;
 		-j) [ $# -ge 2 ] || usage; JOBS=$2; shift 2 ;;
 		-j[0-9]*) JOBS=${1#-j}; shift ;;
 		--merge) [ $# -ge 2 ] || usage; merge=$2; shift 2; shards=("$@"); shift $# ;;

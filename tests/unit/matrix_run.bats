@@ -180,6 +180,32 @@ most_at_once() {
 	[ "$(grep -c ' PASS ' "$NMX_RESULTS/$RUN_ID/summary.txt")" -eq 3 ]
 }
 
+@test "--reuse-boots: an unchanged cell is judged from the console of its earlier boot; a changed one boots" {
+	setup_boots
+	run "$TOP/matrix.sh" --no-install -j 2
+	[ "$status" -eq 0 ]
+	local first
+	first=$(readlink "$NMX_RESULTS/latest")
+	[ "$(grep -c '^start' "$SCRATCH/boots")" -eq 3 ]
+	# Without the option a rerun boots every cell again.
+	run "$TOP/matrix.sh" --no-install -j 2
+	[ "$(grep -c '^start' "$SCRATCH/boots")" -eq 6 ]
+	run "$TOP/matrix.sh" --no-install -j 2 --reuse-boots
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^start' "$SCRATCH/boots")" -eq 6 ]
+	[[ "$output" == *"fakeboot (fake-good-upstream): boot not run again: the same kernel, initramfs and machine booted in "* ]]
+	local dir=$NMX_RESULTS/latest/fake-good-upstream/fakeboot
+	grep -q '^boot_reused_from	.*/fake-good-upstream/fakeboot$' "$dir/meta.tsv"
+	grep -q '"status": "PASS"' "$dir/result.json"
+	grep -q '^cp .*/boots/.*/boot.log ' "$dir/reproduce.sh"
+	cmp "$dir/boot.log" "$NMX_RESULTS/$first/fake-good-upstream/fakeboot/boot.log"
+	# A cell whose arch file changed boots again (the others are reused).
+	sed -i 's/^  - CONFIG_FAKE_WANTED=y$/&\n  - CONFIG_FAKE_COMPILE=y/' "$NMX_ARCHES_DIR/fakeboot.yaml"
+	run "$TOP/matrix.sh" --no-install -j 2 --reuse-boots
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^start' "$SCRATCH/boots")" -eq 7 ]
+}
+
 @test "-j: a number of boots that is not a positive number is refused" {
 	setup_boots
 	run "$TOP/matrix.sh" --no-install -j 0
