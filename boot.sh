@@ -262,6 +262,9 @@ main() {
 			cp "$cell_dir/boot.log" "$NMX_CACHE/boots/$key/boot.log.tmp"
 			mv "$NMX_CACHE/boots/$key/boot.log.tmp" "$NMX_CACHE/boots/$key/boot.log"
 			printf '%s\n' "${cell_dir#"$NMX_RESULTS"/}" >"$NMX_CACHE/boots/$key/origin"
+			# Consoles of kernels no one has booted for a month go.
+			find "$NMX_CACHE/boots" -mindepth 1 -maxdepth 1 -mtime +30 \
+				-exec rm -rf {} + 2>/dev/null || true
 		fi
 	fi
 	secs=$(seconds_since "$t0")
