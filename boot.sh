@@ -240,6 +240,7 @@ main() {
 	reused=$NMX_CACHE/boots/$key
 	if [ "${NMX_REUSE_BOOTS:-0}" = 1 ] && [ -f "$reused/boot.log" ]; then
 		cp "$reused/boot.log" "$cell_dir/boot.log"
+		touch "$reused"
 		record_meta "$cell_dir" boot_reused_from "$(cat "$reused/origin")"
 		printf '# boot: the console of %s, reused (NMX_REUSE_BOOTS=1, inputs key %s)\ncp %s %s\n' \
 			"$(cat "$reused/origin")" "$key" "$reused/boot.log" "$cell_dir/boot.log" \
