@@ -7,8 +7,9 @@
 #
 # --cold first removes ccache, the per-variant worktrees and the build
 # directories (the unpacked pristine tree stays): every kernel is then
-# compiled from scratch. The rerun is measured twice, side by side: the
-# serial mode (-j 1) and the default, boots in parallel (-j cores).
+# compiled from scratch. The rerun is measured three times, side by side:
+# the serial mode (-j 1), the default, boots in parallel (-j cores), and
+# with --reuse-boots (every boot's inputs unchanged: no cell boots).
 set -euo pipefail
 
 # shellcheck source=lib.sh
@@ -39,6 +40,7 @@ main() {
 	fi
 	timed_run "rerun, nothing changed, serial (-j 1)" -j 1 | tee -a "$figures"
 	timed_run "rerun, nothing changed, -j $(nproc)" -j "$(nproc)" | tee -a "$figures"
+	timed_run "rerun, nothing changed, --reuse-boots" --reuse-boots | tee -a "$figures"
 }
 
 main "$@"
