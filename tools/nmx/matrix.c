@@ -179,19 +179,6 @@ static const char *const guest_keys[] = {
 };
 
 /* "6.12" as a number to compare: major * 1000 + minor; -1 if malformed. */
-static long version_number(const char *v);
-
-int version_at_least(const char *version, const char *since)
-{
-	return version && version_number(version) >= version_number(since);
-}
-
-int cell_runs_on(const struct cell *c, const char *version)
-{
-	return !c->min_kernel || !version ||
-	       version_number(version) >= version_number(c->min_kernel);
-}
-
 static long version_number(const char *v)
 {
 	char *end;
@@ -205,6 +192,17 @@ static long version_number(const char *v)
 	if (end == v || *end || minor < 0 || minor >= 1000)
 		return -1;
 	return major * 1000 + minor;
+}
+
+int version_at_least(const char *version, const char *since)
+{
+	return version && version_number(version) >= version_number(since);
+}
+
+int cell_runs_on(const struct cell *c, const char *version)
+{
+	return !c->min_kernel || !version ||
+	       version_number(version) >= version_number(c->min_kernel);
 }
 
 /*
