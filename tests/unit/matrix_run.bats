@@ -47,7 +47,7 @@ interrupt_at_fake2() { # signal
 	[ -f "$(cell_dir fake)/result.json" ]
 	[ ! -f "$(cell_dir fake2)/result.json" ]
 	# The sleeping make went with it, and no summary or report claims a run.
-	run ! pgrep -f "sleep 60"
+	run ! pgrep -fx "sleep 60"
 	[ ! -e "$NMX_RESULTS/$RUN_ID/summary.txt" ]
 }
 
@@ -170,7 +170,7 @@ most_at_once() {
 	rc=0
 	wait "$pid" || rc=$?
 	[ "$rc" -eq 2 ]
-	run pgrep -f "sleep 30"
+	run pgrep -fx "sleep 30"
 	[ "$status" -eq 1 ]
 	RUN_ID=$(basename "$(find "$NMX_RESULTS" -mindepth 1 -maxdepth 1 -type d)")
 	grep -q '^not finished: fake-good-upstream/fakeboot fake-good-upstream/fakeboot2 fake-good-upstream/fakeboot3$' \
