@@ -178,14 +178,14 @@ boot_lava() {
 }
 
 # What decides a boot's console, as a key: the engine, loader, accelerator,
-# timeout and QEMU, the cell's arch file, and the bytes of kernel,
+# timeout and QEMU version (main's), the cell's arch file, and the bytes of kernel,
 # initramfs, DTB and U-Boot. NMX_REUSE_BOOTS=1 (matrix.sh --reuse-boots)
 # judges anew the console of an earlier boot with the same key that ran
 # to the guest's last line, instead of booting again.
 boot_key() {
 	{
 		printf '%s\n' "$engine" "${NMX_LOADER:-uboot}" "$accel" "$NMX_BOOT_TIMEOUT"
-		"$NMX_QEMU_BINARY" --version | head -n 1
+		printf '%s\n' "$qemu_version"
 		cat "$NMX_ARCHES_DIR/$NMX_CELL.yaml"
 		sha256sum <"$kernel"
 		sha256sum <"$initrd"
@@ -197,7 +197,7 @@ boot_key() {
 
 main() {
 	local cell_dir='' kernel dtb_args=() initrd accel rc=0 timed_out=() t0 secs
-	local findings judge_args=() missing engine=${NMX_BOOT_WITH:-qemu} how key reused
+	local findings judge_args=() missing engine=${NMX_BOOT_WITH:-qemu} how key reused qemu_version
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--cell-dir) cell_dir=$2; shift 2 ;;
@@ -232,7 +232,8 @@ main() {
 		record_meta "$cell_dir" accelerator_probe \
 			"KVM probe: $(head -c 300 "$cell_dir/accel-probe.log.qemu" | head -n 2)"
 	fi
-	record_meta "$cell_dir" qemu_version "$("$NMX_QEMU_BINARY" --version | head -n 1)"
+	qemu_version=$("$NMX_QEMU_BINARY" --version | head -n 1)
+	record_meta "$cell_dir" qemu_version "$qemu_version"
 
 	rm -f "$cell_dir/boot.log"
 	record_meta "$cell_dir" boot_with "$engine"

@@ -202,7 +202,7 @@ int version_at_least(const char *version, const char *since)
 int cell_runs_on(const struct cell *c, const char *version)
 {
 	return !c->min_kernel || !version ||
-	       version_number(version) >= version_number(c->min_kernel);
+	       version_at_least(version, c->min_kernel);
 }
 
 /*
