@@ -312,13 +312,25 @@ static void test_migrate(void)
 
 static void test_irq(void)
 {
+	static const char after[] = "fgnt_irq_root{fgnt_after;";
 	int ok;
 
 	/* Interrupt work is traced again, so that any leak would show. */
 	tfs_write("options/funcgraph-irqs", "1");
 	ok = !trace_scenario_once("irq", "fgnt_irq_root", "fgnt_irq_pruned",
-				  "irq", 1) &&
-	     shape_is("irq", "fgnt_irq_root{fgnt_after;}");
+				  "irq", 1);
+	/*
+	 * A leak from the pruned function would come before fgnt_after,
+	 * which runs once it returned; an interrupt that lands after
+	 * fgnt_after, still inside the root, is traced as it should be.
+	 */
+	if (ok && !strncmp(canon, after, sizeof(after) - 1) &&
+	    strcmp(canon, "fgnt_irq_root{fgnt_after;}")) {
+		printf("# irq: an interrupt after fgnt_after, outside the pruned function, traced as it should be\n");
+		ok = !suite_trace.bad_line;
+	} else {
+		ok = ok && shape_is("irq", "fgnt_irq_root{fgnt_after;}");
+	}
 	tfs_write("options/funcgraph-irqs", "0");
 	suite_result(ok, "notrace_irq_inside_pruned");
 }
