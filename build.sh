@@ -198,8 +198,50 @@ record_tree_version() {
 	record_meta "$CELL_DIR" tree_version "$(sed -n 's/^VERSION = //p;s/^PATCHLEVEL = //p;s/^SUBLEVEL = //p' "$NMX_SRC/Makefile" | paste -sd. -)"
 }
 
+# The series applied onto pristine as one commit per patch (its author,
+# date and message from the mail), built in a scratch index: the worktree
+# is not touched. Prints the last commit. A patch that does not apply
+# leaves its name in series.failed and its rejected hunk in build.log.
+series_commit() {
+	local index scratch patch tree commit line subject
+	local -a author
+	scratch=$(mktemp -d)
+	index=$scratch/index
+	commit=$(git -C "$NMX_SRC" rev-parse 'pristine^{commit}')
+	GIT_INDEX_FILE=$index git -C "$NMX_SRC" read-tree "$commit"
+	while read -r patch; do
+		subject=$(basename "$patch")
+		git -C "$NMX_SRC" mailinfo "$scratch/msg" "$scratch/diff" <"$patch" >"$scratch/info"
+		if ! GIT_INDEX_FILE=$index git -C "$NMX_SRC" apply --cached "$scratch/diff" >>"$LOG" 2>&1; then
+			{
+				echo "== $(basename "$patch") does not apply; the rejected hunk:"
+				GIT_INDEX_FILE=$index git -C "$NMX_SRC" apply --cached --check -v "$scratch/diff" || true
+			} >>"$LOG" 2>&1
+			basename "$patch" >"$NMX_WORK/series.failed"
+			rm -rf "$scratch"
+			return 1
+		fi
+		tree=$(GIT_INDEX_FILE=$index git -C "$NMX_SRC" write-tree)
+		# A plain diff (no mail headers) gets the tool's identity.
+		author=()
+		while IFS= read -r line; do
+			case $line in
+			'Author: '?*) author+=("GIT_AUTHOR_NAME=${line#Author: }") ;;
+			'Email: '?*) author+=("GIT_AUTHOR_EMAIL=${line#Email: }") ;;
+			'Date: '?*) author+=("GIT_AUTHOR_DATE=${line#Date: }") ;;
+			'Subject: '?*) subject=${line#Subject: } ;;
+			esac
+		done <"$scratch/info"
+		commit=$(printf '%s\n\n%s\n' "$subject" "$(cat "$scratch/msg")" |
+			env "${author[@]}" git -C "$NMX_SRC" -c user.name=notrace-matrix \
+				-c user.email=notrace-matrix@localhost commit-tree "$tree" -p "$commit")
+	done < <(variant_patches)
+	rm -rf "$scratch"
+	echo "$commit"
+}
+
 stage_prepare() {
-	local stamp want patch t0
+	local stamp want patch t0 commit
 	t0=$(date +%s.%N)
 	if [ -n "$NMX_TREE_SOURCE" ]; then
 		need_tools git tar make
@@ -244,24 +286,27 @@ stage_prepare() {
 		return 0
 	fi
 	rm -f "$stamp"
-	{
-		# A run killed in the middle of git am leaves it half done.
-		if [ -d "$(git -C "$NMX_SRC" rev-parse --git-path rebase-apply)" ]; then
-			git -C "$NMX_SRC" am --abort
-		fi
-		# Only files that differ are rewritten: the rebuild stays small.
-		recorded "$CELL_DIR" git -C "$NMX_SRC" checkout -q -f --detach pristine
-	} >>"$LOG" 2>&1
+	# The reproducer replays the series with git am; the run applies it
+	# into a scratch index instead and then moves the worktree there.
+	recorded --skip "$CELL_DIR" git -C "$NMX_SRC" checkout -q -f --detach pristine
 	while read -r patch; do
-		if ! git_am "$patch" >>"$LOG" 2>&1; then
-			{
-				echo "== $(basename "$patch") does not apply; the rejected hunk:"
-				git -C "$NMX_SRC" am --abort || true
-				git -C "$NMX_SRC" apply --check -v "$patch" || true
-			} >>"$LOG" 2>&1
-			fail prepare PATCH_FAIL "$(seconds_since "$t0")" "$(basename "$patch") does not apply (see build.log)"
-		fi
+		git_am --skip "$patch"
 	done < <(variant_patches)
+	# A run killed in the middle of git am (before this scheme) leaves it
+	# half done.
+	if [ -d "$(git -C "$NMX_SRC" rev-parse --git-path rebase-apply)" ]; then
+		git -C "$NMX_SRC" am --abort >>"$LOG" 2>&1 || true
+	fi
+	commit=$(series_commit) || fail prepare PATCH_FAIL "$(seconds_since "$t0")" \
+		"$(cat "$NMX_WORK/series.failed") does not apply (see build.log)"
+	# Only files that differ from what the worktree holds are rewritten,
+	# so a one-file change to the series rebuilds that file's dependents,
+	# not everything the series touches.
+	# (A file whose timestamp changed but not its content counts as
+	# unchanged once the index is refreshed; checkout -f rewrites it else.)
+	git -C "$NMX_SRC" update-index -q --refresh >/dev/null 2>&1 || true
+	git -C "$NMX_SRC" checkout -q -f --detach "$commit" >>"$LOG" 2>&1 ||
+		fail prepare INFRA_FAIL "$(seconds_since "$t0")" "cannot check out the series (see build.log)"
 	echo "$want" >"$stamp"
 	record_tree_version
 	record_stage "$CELL_DIR" prepare ok "$(seconds_since "$t0")" "$(variant_patches | wc -l) patch(es) applied"

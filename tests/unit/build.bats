@@ -23,6 +23,40 @@ load helpers
 	grep -q "series already applied" "$CELL/stages.tsv"
 }
 
+@test "prepare: a changed patch rewrites only the files it changes; the worktree's commits are the series" {
+	setup_fake
+	local series=$SCRATCH/series src=$NMX_CACHE/work/fake-good-upstream/src
+	mkdir "$series"
+	cp "$TESTS_DIR"/fake-tree/series-good/0001-*.patch "$series/"
+	console_mail one two 'fake: Change the console' >"$series/0002-console.patch"
+	printf '%s\n' 0001-fake-Patch-the-README.patch 0002-console.patch >"$series/series"
+	sed -i "s|series: .*/series-good|series: $series|" "$NMX_MATRIX"
+	cp "$TESTS_DIR/fake-tree/linux-fake/README" "$SCRATCH/README.orig"
+	echo one >"$SCRATCH/CONSOLE"
+	mkdir -p "$SCRATCH/t/linux-fake" && cp -r "$TESTS_DIR"/fake-tree/linux-fake/. "$SCRATCH/t/linux-fake/"
+	echo one >"$SCRATCH/t/linux-fake/CONSOLE"
+	tar -C "$SCRATCH/t" -cJf "$SCRATCH/linux-fake.tar.xz" linux-fake
+	build fake-good prepare
+	[ "$status" -eq 0 ]
+	grep -qx two "$src/CONSOLE"
+	touch -d @1000000000 "$src/README" "$src/CONSOLE"
+	console_mail one three 'fake: Change the console' >"$series/0002-console.patch"
+	build fake-good prepare
+	[ "$status" -eq 0 ]
+	grep -q "2 patch(es) applied" "$CELL/stages.tsv"
+	grep -qx three "$src/CONSOLE"
+	grep -q 'three lines, patched' "$src/README"
+	# README's content did not change: make must not see it as new.
+	[ "$(stat -c %Y "$src/README")" = 1000000000 ]
+	[ "$(stat -c %Y "$src/CONSOLE")" != 1000000000 ]
+	# One commit per patch, with the mail's subject and author.
+	run git -C "$src" log --format='%s|%an' -2
+	[ "${lines[0]}" = 'fake: Change the console|A Maintainer' ]
+	[ "${lines[1]}" = 'fake: Patch the README|Seed 3389c98d maintainers' ]
+	# The reproducer still replays it with git am.
+	grep -q 'am -q .*0002-console.patch' "$CELL/reproduce.sh"
+}
+
 @test "prepare: a patch that does not apply is PATCH_FAIL with the hunk in build.log" {
 	setup_fake
 	build fake-bad prepare
