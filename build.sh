@@ -59,13 +59,25 @@ git_am() { # [--skip] PATCH
 		-c user.email=notrace-matrix@localhost am -q "$1"
 }
 
-# A key for what a stage's output depends on: the worktree's commit and
-# any local change to it, the compiler, and the stage's own inputs ("$@").
+# The files of the tree that configuring reads (Kconfig files, config
+# fragments, scripts/, the top and arch Makefiles), with their blob ids: a
+# series change to a C file or a header keeps the .config and skips the
+# 13 s of tinyconfig and olddefconfig.
+kconfig_inputs() {
+	git -C "$NMX_SRC" ls-tree -r HEAD |
+		awk -F'\t' '$2 ~ /(^|\/)Kconfig[^\/]*$|\.config$|^scripts\/|^Makefile$|^arch\/[^\/]*\/Makefile$/'
+}
+
+# A key for what a stage's output depends on: the worktree's commit (or,
+# with --kconfig, the files configuring reads) and any local change to
+# it, the compiler, and the stage's own inputs ("$@").
 # A stage whose key matches the one stored with its output is not redone:
 # an unchanged rerun then costs seconds, not a Kbuild walk.
-inputs_key() {
+inputs_key() { # [--kconfig] inputs...
+	local tree_state=(git -C "$NMX_SRC" rev-parse HEAD)
+	[ "$1" = --kconfig ] && tree_state=(kconfig_inputs) && shift
 	{
-		git -C "$NMX_SRC" rev-parse HEAD
+		"${tree_state[@]}"
 		git -C "$NMX_SRC" status --porcelain --untracked-files=no
 		"${NMX_CROSS_COMPILE}gcc" --version | head -n 1
 		printf '%s\n' "${KMAKE_VARS[@]}" "$@"
@@ -338,7 +350,7 @@ stage_configure() {
 	# The .config is copied only when it changed, so an unchanged config
 	# does not make Kbuild look at every object again. The key takes the
 	# symbols only: the fragment's comments name the checkout's paths.
-	key=$(inputs_key "$(grep -v '^#' "$requested" | sha256sum)")
+	key=$(inputs_key --kconfig "$(grep -v '^#' "$requested" | sha256sum)")
 	if [ -f "$NMX_OUT/.config" ] && [ "$(cat "$NMX_OUT/.nmx-configure.key" 2>/dev/null)" = "$key" ]; then
 		echo "configure: inputs unchanged (key $key): .config kept" >>"$LOG"
 		configure_commands --skip

@@ -55,6 +55,13 @@ load helpers
 	[ "${lines[1]}" = 'fake: Patch the README|Seed 3389c98d maintainers' ]
 	# The reproducer still replays it with git am.
 	grep -q 'am -q .*0002-console.patch' "$CELL/reproduce.sh"
+	# Configuring reads none of the changed files: the .config is kept.
+	build fake-good configure
+	console_mail one four 'fake: Change the console' >"$series/0002-console.patch"
+	build fake-good prepare
+	build fake-good configure
+	[ "$status" -eq 0 ]
+	grep -q 'configure: inputs unchanged' "$CELL/build.log"
 }
 
 @test "prepare: a patch that does not apply is PATCH_FAIL with the hunk in build.log" {
