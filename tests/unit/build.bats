@@ -108,6 +108,8 @@ load helpers
 	[ "$status" -eq 0 ]
 	grep -q "^kernel	ok	" "$CELL/stages.tsv"
 	grep -q "^kernel_image_bytes	" "$CELL/meta.tsv"
+	# What the build used of the CPU: a run adds these up into its compile floor.
+	grep -Eq "^kernel_cpu_seconds	[0-9]+(\.[0-9])?$" "$CELL/meta.tsv"
 }
 
 @test "kernel: a compiler error is BUILD_FAIL quoting the error" {
