@@ -2,7 +2,10 @@
 # Measure the matrix's speed and append the figures to
 # benchmarks/figures.md, each mode beside the serial one (-j 1).
 #
-#   scripts/benchmark.sh [--cold] [--one-file] [--rerun]   (default: all but --cold)
+#   scripts/benchmark.sh [--cold] [--one-file] [--rerun] [-- matrix.sh selection]
+#
+# Default: --one-file --rerun on the default run; options after -- (e.g.
+# --tree linux-6.1) select the cells of every run measured.
 #
 # --cold      every kernel compiled from scratch: ccache, the worktrees and
 #             the build directories are removed first (set NMX_CACHE to a
@@ -28,9 +31,10 @@ timed_run() {
 	local t0 t1 rc=0 top=$1 label=$2
 	shift 2
 	t0=$(date +%s)
-	"$top/matrix.sh" --no-install "$@" >/dev/null 2>&1 || rc=$?
+	"$top/matrix.sh" --no-install "$@" "${SELECTION[@]}" >/dev/null 2>&1 || rc=$?
 	t1=$(date +%s)
-	printf '| %s | %s | %dm%02ds | %s |\n' "$(date -u +%Y-%m-%d)" "$label" \
+	printf '| %s | %s%s | %dm%02ds | %s |\n' "$(date -u +%Y-%m-%d)" "$label" \
+		"${SELECTION[*]:+ (${SELECTION[*]})}" \
 		$(((t1 - t0) / 60)) $(((t1 - t0) % 60)) \
 		"exit $rc; run $(basename "$(readlink -f "$NMX_RESULTS/latest")"); $(slowest_boot); $(compile_floor $((t1 - t0)))"
 }
@@ -67,8 +71,15 @@ one_file_clone() { # dir
 }
 
 main() {
-	local figures=$NMX_TOP/benchmarks/figures.md modes=("$@") scratch
-	[ $# -gt 0 ] || modes=(--one-file --rerun)
+	local figures=$NMX_TOP/benchmarks/figures.md modes=() scratch
+	SELECTION=()
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--) shift; SELECTION=("$@"); break ;;
+		*) modes+=("$1"); shift ;;
+		esac
+	done
+	[ ${#modes[@]} -gt 0 ] || modes=(--one-file --rerun)
 	mkdir -p "$(dirname "$figures")" "$NMX_RESULTS"
 	for mode in "${modes[@]}"; do
 		case $mode in
@@ -91,7 +102,7 @@ main() {
 			timed_run "$NMX_TOP" "rerun, nothing changed, -j $(nproc) --reuse-boots" --reuse-boots | tee -a "$figures"
 			;;
 		*)
-			echo "usage: $0 [--cold] [--one-file] [--rerun]" >&2
+			echo "usage: $0 [--cold] [--one-file] [--rerun] [-- matrix.sh selection]" >&2
 			exit 2
 			;;
 		esac
