@@ -379,7 +379,7 @@ stage_configure() {
 }
 
 stage_kernel() {
-	local t0 image jobs key skip vendor_dtb cpu0
+	local t0 image jobs key skip vendor_dtb cpu0 cpu1
 	t0=$(date +%s.%N)
 	need_tools make "${NMX_CROSS_COMPILE}gcc" ccache bc flex bison
 	[ -f "$NMX_OUT/.config" ] || fail kernel INFRA_FAIL 0 "no .config: run the configure stage"
@@ -394,7 +394,7 @@ stage_kernel() {
 	mkdir -p "$NMX_CACHE"
 	image=$NMX_OUT/$NMX_KERNEL_IMAGE
 	key=$(inputs_key "$(sha256sum <"$NMX_OUT/.config")" "${NMX_MAKE_TARGETS[@]}")
-	cpu0=$(children_cpu_seconds)
+	children_cpu_seconds cpu0
 	if [ -f "$image" ] && [ -d "$NMX_OUT/nmx-headers/include" ] &&
 		[ "$(cat "$NMX_OUT/.nmx-kernel.key" 2>/dev/null)" = "$key" ]; then
 		echo "kernel: inputs unchanged (key $key): $NMX_KERNEL_IMAGE kept" >>"$LOG"
@@ -413,8 +413,9 @@ stage_kernel() {
 	fi
 	[ -f "$image" ] || fail kernel BUILD_FAIL "$(seconds_since "$t0")" "no $NMX_KERNEL_IMAGE after make"
 	echo "$key" >"$NMX_OUT/.nmx-kernel.key"
+	children_cpu_seconds cpu1
 	record_meta "$CELL_DIR" kernel_cpu_seconds \
-		"$(awk -v now="$(children_cpu_seconds)" -v then="$cpu0" 'BEGIN { printf "%.1f", now - then }')"
+		"$(awk -v now="$cpu1" -v then="$cpu0" 'BEGIN { printf "%.1f", now - then }')"
 	if [ -n "$NMX_UIMAGE_LOAD" ]; then
 		need_tools mkimage
 		skip=()

@@ -166,18 +166,19 @@ recorded() {
 	fi
 }
 
-# CPU seconds (user + system) of this shell's finished children so far:
-# the compile floor of a run adds up what the kernel builds used.
+# children_cpu_seconds VAR: CPU seconds (user + system) of this shell's
+# finished children so far, into VAR. The compile floor of a run adds up
+# what the kernel builds used. Not called as $(...): a subshell's `times`
+# knows none of this shell's children.
 children_cpu_seconds() {
 	local tmp
 	tmp=$(mktemp)
-	# The builtin in this shell: in $(...) a fresh subshell reports zeros.
 	times >"$tmp"
-	awk 'NR == 2 {
+	printf -v "$1" '%s' "$(awk 'NR == 2 {
 		n = split($0, f, /[ ms]+/); s = 0
 		for (i = 1; i + 1 <= n; i += 2) if (f[i] != "") s += f[i] * 60 + f[i + 1]
 		printf "%.1f\n", s
-	}' "$tmp"
+	}' "$tmp")"
 	rm -f "$tmp"
 }
 
