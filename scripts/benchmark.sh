@@ -2,10 +2,10 @@
 # Measure the matrix's speed and append the figures to
 # benchmarks/figures.md, each mode beside the serial one (-j 1).
 #
-#   scripts/benchmark.sh [--cold] [--one-file] [--rerun] [-- matrix.sh selection]
+#   scripts/benchmark.sh [--cold] [--one-file] [--one-file-reuse] [--rerun] [-- matrix.sh selection]
 #
-# Default: --one-file --rerun on the default run; options after -- (e.g.
-# --tree linux-6.1) select the cells of every run measured.
+# Default: --one-file --one-file-reuse --rerun on the default run; options
+# after -- (e.g. --tree linux-6.1) select the cells of every run measured.
 #
 # --cold      every kernel compiled from scratch: ccache, the worktrees and
 #             the build directories are removed first (set NMX_CACHE to a
@@ -15,6 +15,8 @@
 # --one-file  a one-line change to one patch of the first tree's series,
 #             run serially, then reverted and run with -j cores: both runs
 #             rebuild that tree's kernels and boot every cell.
+# --one-file-reuse  a new one-line change with --reuse-boots (the other
+#             tree's cells are judged from their last boot), then reverted.
 # --rerun     nothing changed: serial, -j cores, and --reuse-boots.
 # Targets (issue 10): rerun <= 90 s, one-file change <= 4 min, boot +
 # verdict <= 15 s per cell, cold <= 1.15 x the compile floor.
@@ -62,11 +64,11 @@ compile_floor() { # wall-seconds
 # A clone of this checkout with one comment line changed in the first
 # tree's patch that adds the series' test functions (compiled into every
 # cell; hunk sizes kept), sharing the cache: a maintainer's edit.
-one_file_clone() { # dir
+one_file_clone() { # dir words
 	local patch
 	git clone -q "$NMX_TOP" "$1"
 	patch=$(grep -l '^+++ b/lib/test_fgraph_notrace.c' "$(find "$1/patch" -mindepth 1 -maxdepth 1 -type d | sort | head -n 1)"/*.patch)
-	sed -i '0,/^+ \* [a-z].*[a-z]$/s//& (benchmark)/' "$patch"
+	sed -i "0,/^+ \\* [a-z].*[a-z]\$/s//& $2/" "$patch"
 	git -C "$1" diff --stat >&2
 }
 
@@ -79,7 +81,7 @@ main() {
 		*) modes+=("$1"); shift ;;
 		esac
 	done
-	[ ${#modes[@]} -gt 0 ] || modes=(--one-file --rerun)
+	[ ${#modes[@]} -gt 0 ] || modes=(--one-file --one-file-reuse --rerun)
 	mkdir -p "$(dirname "$figures")" "$NMX_RESULTS"
 	for mode in "${modes[@]}"; do
 		case $mode in
@@ -89,11 +91,18 @@ main() {
 			;;
 		--one-file)
 			scratch=$(mktemp -d)
-			one_file_clone "$scratch/top"
+			one_file_clone "$scratch/top" "(benchmark)"
 			timed_run "$scratch/top" "one-line change to a patch, serial (-j 1)" -j 1 | tee -a "$figures"
 			timed_run "$NMX_TOP" "the same change reverted, -j $(nproc)" -j "$(nproc)" | tee -a "$figures"
-			timed_run "$scratch/top" "the change again, -j $(nproc) --reuse-boots" -j "$(nproc)" --reuse-boots | tee -a "$figures"
-			timed_run "$NMX_TOP" "reverted again, -j $(nproc) --reuse-boots" -j "$(nproc)" --reuse-boots | tee -a "$figures"
+			rm -rf "$scratch"
+			;;
+		--one-file-reuse)
+			# A change not made before: its tree's cells boot, the others
+			# are judged from their last boot; going back reuses them all.
+			scratch=$(mktemp -d)
+			one_file_clone "$scratch/top" "(benchmark $(date +%s))"
+			timed_run "$scratch/top" "a new one-line change to a patch, -j $(nproc) --reuse-boots" -j "$(nproc)" --reuse-boots | tee -a "$figures"
+			timed_run "$NMX_TOP" "the change reverted, -j $(nproc) --reuse-boots" -j "$(nproc)" --reuse-boots | tee -a "$figures"
 			rm -rf "$scratch"
 			;;
 		--rerun)
@@ -102,7 +111,7 @@ main() {
 			timed_run "$NMX_TOP" "rerun, nothing changed, -j $(nproc) --reuse-boots" --reuse-boots | tee -a "$figures"
 			;;
 		*)
-			echo "usage: $0 [--cold] [--one-file] [--rerun] [-- matrix.sh selection]" >&2
+			echo "usage: $0 [--cold] [--one-file] [--one-file-reuse] [--rerun] [-- matrix.sh selection]" >&2
 			exit 2
 			;;
 		esac
