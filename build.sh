@@ -210,10 +210,20 @@ record_tree_version() {
 	record_meta "$CELL_DIR" tree_version "$(sed -n 's/^VERSION = //p;s/^PATCHLEVEL = //p;s/^SUBLEVEL = //p' "$NMX_SRC/Makefile" | paste -sd. -)"
 }
 
+# What the reproducer replays for the series: git am onto pristine. The
+# run gets the same tree another way (series_commit).
+record_series_replay() {
+	local patch
+	recorded --skip "$CELL_DIR" git -C "$NMX_SRC" checkout -q -f --detach pristine
+	while read -r patch; do
+		git_am --skip "$patch"
+	done < <(variant_patches)
+}
+
 # The series applied onto pristine as one commit per patch (its author,
 # date and message from the mail), built in a scratch index: the worktree
-# is not touched. Prints the last commit. A patch that does not apply
-# leaves its name in series.failed and its rejected hunk in build.log.
+# is not touched. Prints the last commit, or the name of a patch that
+# does not apply (its rejected hunk in build.log) and fails.
 series_commit() {
 	local index scratch patch tree commit line subject
 	local -a author
@@ -229,8 +239,8 @@ series_commit() {
 				echo "== $(basename "$patch") does not apply; the rejected hunk:"
 				GIT_INDEX_FILE=$index git -C "$NMX_SRC" apply --cached --check -v "$scratch/diff" || true
 			} >>"$LOG" 2>&1
-			basename "$patch" >"$NMX_WORK/series.failed"
 			rm -rf "$scratch"
+			basename "$patch"
 			return 1
 		fi
 		tree=$(GIT_INDEX_FILE=$index git -C "$NMX_SRC" write-tree)
@@ -287,30 +297,21 @@ stage_prepare() {
 	stamp=$NMX_WORK/series.applied
 	printf '# tree: %s unpacked from %s into a git repository tagged "pristine"\n' \
 		"$PRISTINE" "${NMX_TREE_SOURCE:-$NMX_TREE_TARBALL}" >>"$CELL_DIR/reproduce.sh"
+	record_series_replay
 	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
 		[ -z "$(git -C "$NMX_SRC" status --porcelain --untracked-files=no)" ]; then
-		recorded --skip "$CELL_DIR" git -C "$NMX_SRC" checkout -q -f --detach pristine
-		while read -r patch; do
-			git_am --skip "$patch"
-		done < <(variant_patches)
 		record_tree_version
 		record_stage "$CELL_DIR" prepare ok "$(seconds_since "$t0")" "series already applied"
 		return 0
 	fi
 	rm -f "$stamp"
-	# The reproducer replays the series with git am; the run applies it
-	# into a scratch index instead and then moves the worktree there.
-	recorded --skip "$CELL_DIR" git -C "$NMX_SRC" checkout -q -f --detach pristine
-	while read -r patch; do
-		git_am --skip "$patch"
-	done < <(variant_patches)
 	# A run killed in the middle of git am (before this scheme) leaves it
 	# half done.
 	if [ -d "$(git -C "$NMX_SRC" rev-parse --git-path rebase-apply)" ]; then
 		git -C "$NMX_SRC" am --abort >>"$LOG" 2>&1 || true
 	fi
 	commit=$(series_commit) || fail prepare PATCH_FAIL "$(seconds_since "$t0")" \
-		"$(cat "$NMX_WORK/series.failed") does not apply (see build.log)"
+		"$commit does not apply (see build.log)"
 	# Only files that differ from what the worktree holds are rewritten,
 	# so a one-file change to the series rebuilds that file's dependents,
 	# not everything the series touches.

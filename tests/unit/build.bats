@@ -31,11 +31,9 @@ load helpers
 	console_mail one two 'fake: Change the console' >"$series/0002-console.patch"
 	printf '%s\n' 0001-fake-Patch-the-README.patch 0002-console.patch >"$series/series"
 	sed -i "s|series: .*/series-good|series: $series|" "$NMX_MATRIX"
-	cp "$TESTS_DIR/fake-tree/linux-fake/README" "$SCRATCH/README.orig"
-	echo one >"$SCRATCH/CONSOLE"
-	mkdir -p "$SCRATCH/t/linux-fake" && cp -r "$TESTS_DIR"/fake-tree/linux-fake/. "$SCRATCH/t/linux-fake/"
-	echo one >"$SCRATCH/t/linux-fake/CONSOLE"
-	tar -C "$SCRATCH/t" -cJf "$SCRATCH/linux-fake.tar.xz" linux-fake
+	cp -r "$TESTS_DIR/fake-tree/linux-fake" "$SCRATCH/linux-fake"
+	echo one >"$SCRATCH/linux-fake/CONSOLE"
+	tar -C "$SCRATCH" -cJf "$SCRATCH/linux-fake.tar.xz" linux-fake
 	build fake-good prepare
 	[ "$status" -eq 0 ]
 	grep -qx two "$src/CONSOLE"
