@@ -16,10 +16,10 @@ judge() {
 	[ "$status" -eq 0 ]
 	[ "$output" = "PASS: 9 tests ok" ]
 	grep -q '"status": "PASS"' "$SCRATCH/verdict.json"
-	grep -q 'do_page_fault() {' "$SCRATCH/trace-unpruned.txt"
-	grep -q 'handle_mm_fault() {' "$SCRATCH/trace-unpruned.txt"
-	run ! grep -q 'handle_mm_fault' "$SCRATCH/trace-pruned.txt"
-	run ! grep -q 'NMX-FILE' "$SCRATCH/trace-pruned.txt"
+	grep -q 'do_page_fault() {' "$SCRATCH/guest/trace-unpruned.txt"
+	grep -q 'handle_mm_fault() {' "$SCRATCH/guest/trace-unpruned.txt"
+	run ! grep -q 'handle_mm_fault' "$SCRATCH/guest/trace-pruned.txt"
+	run ! grep -q 'NMX-FILE' "$SCRATCH/guest/trace-pruned.txt"
 }
 
 @test "clean pass: diagnostics stay with their subtest" {
@@ -82,7 +82,7 @@ judge() {
 @test "results out of order: TEST_FAIL, malformed KTAP" {
 	judge results-out-of-order
 	[ "$status" -eq 1 ]
-	[ "$output" = "TEST_FAIL: KTAP results out of order, duplicated or beyond the plan" ]
+	[ "$output" = "TEST_FAIL: KTAP results malformed, out of order, duplicated or beyond the plan" ]
 }
 
 @test "kernel WARNING during the run: TEST_FAIL even with all ok" {
@@ -174,7 +174,7 @@ judge() {
 @test "more results than the plan: TEST_FAIL" {
 	judge results-beyond-plan
 	[ "$status" -eq 1 ]
-	[ "$output" = "TEST_FAIL: KTAP results out of order, duplicated or beyond the plan" ]
+	[ "$output" = "TEST_FAIL: KTAP results malformed, out of order, duplicated or beyond the plan" ]
 }
 
 @test "PASS marker, then FAIL marker: TEST_FAIL, exactly one marker allowed" {
@@ -231,7 +231,7 @@ judge() {
 	judge trace-mentions-reports-arm64
 	[ "$status" -eq 0 ]
 	[ "$output" = "PASS: 9 tests ok" ]
-	grep -q 'report_bug(); /\* BUG: WARNING: Oops: FAILED! \*/' "$SCRATCH/trace-unpruned.txt"
+	grep -q 'report_bug(); /\* BUG: WARNING: Oops: FAILED! \*/' "$SCRATCH/guest/trace-unpruned.txt"
 }
 
 @test "the kernel's own report inside a trace frame still counts" {

@@ -226,21 +226,24 @@ int cmd_lava_job(int argc, char **argv)
 int cmd_lava_log(int argc, char **argv)
 {
 	FILE *in;
-	long n;
+	long n, records;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: nmx lava-log LAVA_RUN_LOG\n");
 		return EXIT_INFRA;
 	}
-	in = fopen(argv[1], "r");
-	if (!in) {
-		fprintf(stderr, "nmx: cannot read %s: %m\n", argv[1]);
+	in = fopen_regular(argv[1]);
+	if (!in)
 		return EXIT_INFRA;
-	}
-	n = lava_log_console(in, stdout);
+	n = lava_log_console(in, stdout, &records);
 	fclose(in);
 	if (n < 0 || fflush(stdout)) {
 		fprintf(stderr, "nmx lava-log: cannot read %s or write the console\n",
+			argv[1]);
+		return EXIT_INFRA;
+	}
+	if (!records) {
+		fprintf(stderr, "nmx lava-log: %s: no lava-run log record in it\n",
 			argv[1]);
 		return EXIT_INFRA;
 	}

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #include "console.h"
 #include "kernel_reports.h"
@@ -71,10 +73,32 @@ static int safe_file_name(const char *s)
 	return 1;
 }
 
-/* "ok 3 name # directive" / "not ok 3 name"; returns 0 when it is one. */
+int directive_is(const char *directive, const char *word)
+{
+	return directive && !strncasecmp(directive, word, strlen(word));
+}
+
+/* Is @s a result line ("ok ...", "not ok ..."), well formed or not? */
+static int looks_like_result(const char *s)
+{
+	if (!strncmp(s, "not ok", 6))
+		s += 6;
+	else if (!strncmp(s, "ok", 2))
+		s += 2;
+	else
+		return 0;
+	return !*s || *s == ' ' || *s == '\t';
+}
+
+/*
+ * "ok 3 name # directive" / "not ok 3 name"; returns 0 when it is one.
+ * As in TAP, the directive is what follows the first "#", blanks
+ * skipped ("#SKIP", "# skip reason"); the name is what precedes it.
+ */
 static int parse_result(const char *s, struct subtest *t)
 {
 	const char *p = s, *hash;
+	size_t name_len;
 	char *end;
 	long n;
 
@@ -87,21 +111,22 @@ static int parse_result(const char *s, struct subtest *t)
 	} else {
 		return -1;
 	}
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	errno = 0;
 	n = strtol(p, &end, 10);
-	if (end == p || n <= 0 || (*end && *end != ' '))
+	if (errno || n <= 0 || n > 1000000 ||
+	    (*end && *end != ' ' && *end != '\t'))
 		return -1;
 	t->number = (int)n;
 	p = skip_blanks(end);
-	hash = strstr(p, " # ");
-	if (hash) {
-		t->name = strndup(p, hash - p);
-		t->directive = strdup(hash + 3);
-	} else if (!strncmp(p, "# ", 2)) {
-		t->name = strdup("");
-		t->directive = strdup(p + 2);
-	} else {
-		t->name = strdup(p);
-	}
+	hash = strchr(p, '#');
+	name_len = hash ? (size_t)(hash - p) : strlen(p);
+	while (name_len && (p[name_len - 1] == ' ' || p[name_len - 1] == '\t'))
+		name_len--;
+	t->name = strndup(p, name_len);
+	if (hash)
+		t->directive = strdup(skip_blanks(hash + 1));
 	return 0;
 }
 
@@ -142,6 +167,29 @@ static void decide(struct verdict *v, int timed_out)
 	const char *kc = kernel_complaint(v, complaint, sizeof(complaint));
 	size_t i, skipped = 0;
 
+	/* What the host could not do says nothing of the kernel. */
+	if (v->read_failed || v->write_failed) {
+		v->status = "INFRA_FAIL";
+		if (v->read_failed)
+			set_reason(v, "cannot read the console: %s", v->read_failed);
+		else
+			set_reason(v, "cannot write the guest's file %s/%s: %s",
+				   NMX_GUEST_FILES_DIR, v->write_failed,
+				   strerror(v->write_errno));
+		return;
+	}
+	if (v->frame_error) {
+		v->status = v->ktap_seen ? "TEST_FAIL" : "BOOT_FAIL";
+		set_reason(v, "console frames refused: %s%s%s", v->frame_error,
+			   kc ? "; " : "", kc ? kc : "");
+		return;
+	}
+	if (v->bail_out) {
+		v->status = "TEST_FAIL";
+		set_reason(v, "the guest bailed out: \"%.300s\"%s%s",
+			   v->bail_reason, kc ? "; " : "", kc ? kc : "");
+		return;
+	}
 	if (!v->ktap_seen) {
 		v->status = timed_out ? "TIMEOUT" : "BOOT_FAIL";
 		if (v->no_init)
@@ -170,13 +218,13 @@ static void decide(struct verdict *v, int timed_out)
 	}
 	if (v->malformed || (int)v->nr_tests > v->planned) {
 		v->status = "TEST_FAIL";
-		set_reason(v, "KTAP results out of order, duplicated or beyond the plan");
+		set_reason(v, "KTAP results malformed, out of order, duplicated or beyond the plan");
 		return;
 	}
 	for (i = 0; i < v->nr_tests; i++) {
 		const struct subtest *t = &v->tests[i];
 
-		if (t->ok && t->directive && !strncmp(t->directive, "SKIP", 4))
+		if (t->ok && directive_is(t->directive, "SKIP"))
 			skipped++;
 		if (t->ok && !t->xpass)
 			continue;
@@ -286,18 +334,79 @@ static void add_test(struct verdict *v, struct subtest *t,
 }
 
 /* Close a file the guest framed; remember the first that did not write. */
-static void close_file(struct verdict *v, FILE *file)
+static void close_file(struct verdict *v, FILE **file)
 {
 	int err;
 
-	if (!file)
+	if (!*file)
 		return;
-	err = fflush(file) | ferror(file);
-	err |= fclose(file);
+	err = fflush(*file) | ferror(*file);
+	err |= fclose(*file);
+	*file = NULL;
 	if (err && !v->write_failed) {
 		v->write_errno = errno;
 		v->write_failed = strdup(v->files.n ? v->files.v[v->files.n - 1] : "?");
 	}
+}
+
+static void __attribute__((format(printf, 2, 3)))
+frame_refused(struct verdict *v, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[512];
+
+	if (v->frame_error)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	v->frame_error = strdup(buf);
+}
+
+void guest_file_path(char *buf, size_t size, const char *dir, const char *name)
+{
+	snprintf(buf, size, "%s/%s/%s", dir, NMX_GUEST_FILES_DIR, name);
+}
+
+/*
+ * A frame begins: open its file under @out_dir's guest directory, or
+ * refuse it. A refused frame's lines are still the frame's (data, never
+ * console text): only its file is not written.
+ */
+static FILE *open_frame(struct verdict *v, const char *out_dir,
+			const char *name)
+{
+	char path[4096];
+	FILE *file;
+
+	if (++v->nr_frames > NMX_MAX_FRAMES) {
+		frame_refused(v, "more than %d frames", NMX_MAX_FRAMES);
+		return NULL;
+	}
+	if (!safe_file_name(name) || strlen(name) > 200) {
+		frame_refused(v, "unsafe file name \"%.100s\"", name);
+		return NULL;
+	}
+	if (strlist_has(&v->files, name)) {
+		frame_refused(v, "file %s framed twice", name);
+		return NULL;
+	}
+	strlist_add(&v->files, name);
+	if (!out_dir)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/%s", out_dir, NMX_GUEST_FILES_DIR);
+	if (mkdir(path, 0755) && errno != EEXIST) {
+		v->write_errno = errno;
+		v->write_failed = strdup(name);
+		return NULL;
+	}
+	guest_file_path(path, sizeof(path), out_dir, name);
+	file = fopen(path, "w");
+	if (!file && !v->write_failed) {
+		v->write_errno = errno;
+		v->write_failed = strdup(name);
+	}
+	return file;
 }
 
 /* Remember the first panic, complaint and init failure the kernel printed. */
@@ -323,13 +432,11 @@ static void note_kernel_report(struct verdict *v, const char *s)
 int judge_console(const char *log_path, const char *out_dir, int timed_out,
 		  const struct strlist *xfail, struct verdict *v)
 {
-	FILE *log = fopen(log_path, "rb");
+	FILE *log = fopen_regular(log_path);
 
-	if (!log) {
-		memset(v, 0, sizeof(*v));
-		fprintf(stderr, "nmx: cannot read %s: %m\n", log_path);
+	memset(v, 0, sizeof(*v));
+	if (!log)
 		return -1;
-	}
 	judge_stream(log, out_dir, timed_out, xfail, v);
 	fclose(log);
 	return 0;
@@ -343,6 +450,8 @@ void judge_stream(FILE *log, const char *out_dir, int timed_out,
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
+	int in_frame = 0;
+	long frame_bytes = 0;
 
 	memset(v, 0, sizeof(*v));
 	v->planned = -1;
@@ -358,36 +467,34 @@ void judge_stream(FILE *log, const char *out_dir, int timed_out,
 		v->lines++;
 		s = skip_blanks(line);
 
-		if (!file || !is_trace_data(s))
+		if (!in_frame || !is_trace_data(s))
 			note_kernel_report(v, s);
 		if ((v->marker || v->fail_marker) && !v->after_marker &&
 		    !is_poweroff_noise(s))
 			v->after_marker = strdup(s);
 
 		if (!strncmp(s, "NMX-FILE-BEGIN ", 15)) {
-			const char *name = s + 15;
-
-			close_file(v, file);
-			file = NULL;
-			if (out_dir && safe_file_name(name) &&
-			    !strlist_has(&v->files, name)) {
-				char path[4096];
-
-				snprintf(path, sizeof(path), "%s/%s", out_dir,
-					 name);
-				file = fopen(path, "w");
-				if (file)
-					strlist_add(&v->files, name);
-			}
+			close_file(v, &file);
+			file = open_frame(v, out_dir, s + 15);
+			in_frame = 1;
+			frame_bytes = 0;
 			continue;
 		}
 		if (!strncmp(s, "NMX-FILE-END ", 13)) {
-			close_file(v, file);
-			file = NULL;
+			close_file(v, &file);
+			in_frame = 0;
 			continue;
 		}
-		if (file) {
-			fprintf(file, "%s\n", line);
+		if (in_frame) {
+			frame_bytes += len + 1;
+			if (frame_bytes > NMX_MAX_FRAME_BYTES) {
+				frame_refused(v, "file %s larger than %ld bytes",
+					      v->files.n ? v->files.v[v->files.n - 1] : "?",
+					      NMX_MAX_FRAME_BYTES);
+				close_file(v, &file);
+			}
+			if (file)
+				fprintf(file, "%s\n", line);
 			continue;
 		}
 
@@ -423,18 +530,27 @@ void judge_stream(FILE *log, const char *out_dir, int timed_out,
 			v->nr_markers++;
 			continue;
 		}
+		if (!strncmp(s, "Bail out!", 9)) {
+			if (!v->bail_out++)
+				v->bail_reason = strdup(s);
+			continue;
+		}
 		if (!strncmp(s, "# ", 2)) {
 			strlist_add(&pending, s + 2);
 			continue;
 		}
-		{
+		if (looks_like_result(s)) {
 			struct subtest t;
 
 			if (!parse_result(s, &t))
 				add_test(v, &t, &pending);
+			else
+				v->malformed = 1;
 		}
 	}
-	close_file(v, file);
+	if (ferror(log) && !v->read_failed)
+		v->read_failed = strdup(strerror(errno));
+	close_file(v, &file);
 	free(line);
 	strlist_free(&pending);
 	apply_xfails(v, xfail);
@@ -456,9 +572,9 @@ json_t *verdict_json(const struct verdict *v)
 		json_t *jt = json_object(), *diag = json_array();
 		const char *result = t->ok ? "PASS" : "FAIL";
 
-		if (t->directive && !strncmp(t->directive, "SKIP", 4))
+		if (directive_is(t->directive, "SKIP"))
 			result = "SKIP";
-		if (t->directive && !strncmp(t->directive, "XFAIL", 5))
+		if (directive_is(t->directive, "XFAIL"))
 			result = "XFAIL";
 		if (t->xfail)
 			result = "XFAIL";
@@ -523,6 +639,9 @@ void verdict_free(struct verdict *v)
 	free(v->no_init);
 	free(v->after_marker);
 	free(v->write_failed);
+	free(v->read_failed);
+	free(v->frame_error);
+	free(v->bail_reason);
 	strlist_free(&v->files);
 	memset(v, 0, sizeof(*v));
 }
@@ -567,12 +686,10 @@ int load_xfails(const char *path, const char *cell, const char *variant,
 		struct strlist *out)
 {
 	char line[1024];
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen_regular(path);
 
-	if (!f) {
-		fprintf(stderr, "nmx: cannot read %s: %m\n", path);
+	if (!f)
 		return -1;
-	}
 	while (fgets(line, sizeof(line), f)) {
 		char *name, *on, *open, *close;
 
@@ -589,6 +706,11 @@ int load_xfails(const char *path, const char *cell, const char *variant,
 		*on = *open = *close = '\0';
 		if (names_cell(on + 4, cell) && in_items(open + 1, variant))
 			strlist_add(out, trim(name));
+	}
+	if (ferror(f)) {
+		fprintf(stderr, "nmx: cannot read %s: %m\n", path);
+		fclose(f);
+		return -1;
 	}
 	fclose(f);
 	return 0;

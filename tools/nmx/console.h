@@ -12,6 +12,21 @@
 /* Printed instead when some subtest failed: the guest still completed. */
 #define NMX_FAIL_MARKER "NMX-RESULT: FAIL"
 
+/*
+ * The files the guest frames with NMX-FILE-BEGIN/END go into this
+ * subdirectory of the cell's directory, where nothing of the host's
+ * lives: a frame can never create, replace or truncate boot.log,
+ * reproduce.sh, result.json or any other file of the cell.
+ */
+#define NMX_GUEST_FILES_DIR "guest"
+/*
+ * Bounds on what a console may frame: far above what the guest prints
+ * (some thirty frames, the largest a trace buffer of 512 KiB), low enough
+ * that a runaway or hostile console cannot fill the disk.
+ */
+#define NMX_MAX_FRAMES 128
+#define NMX_MAX_FRAME_BYTES (1L << 20)
+
 struct subtest {
 	int number;
 	char *name;
@@ -47,19 +62,32 @@ struct verdict {
 	struct strlist files;	/* NMX-FILE blocks written out */
 	char *write_failed;	/* the first of them that could not be written */
 	int write_errno;
+	char *read_failed;	/* the console could not be read to its end */
+	char *frame_error;	/* the first frame refused: name, count, size */
+	int nr_frames;
+	int bail_out;		/* "Bail out!" seen */
+	char *bail_reason;
 	double uptime_init;	/* guest clock at PID 1's start, or -1 */
 	double uptime_done;	/* and when its tests were done, or -1 */
 	double uptime_last;	/* at the last result (or PID 1's start) */
 	double uptime_mark;	/* printed just before the next result */
 };
 
+/* "@dir/guest/@name": where the guest's framed file @name is kept. */
+void guest_file_path(char *buf, size_t size, const char *dir, const char *name);
+
+/* Is @directive (a KTAP result's, after "#") @word, as TAP reads it? */
+int directive_is(const char *directive, const char *word);
+
 /*
  * Judge the console log at @log_path. Files framed by NMX-FILE-BEGIN/END
- * are written into @out_dir (if not NULL). @timed_out says whether the
+ * are written into @out_dir/NMX_GUEST_FILES_DIR (if @out_dir is not NULL). @timed_out says whether the
  * host had to kill QEMU. @xfail names the subtests that FINDINGS.md
  * expects to fail on this cell and variant (NULL: none): their failure is
  * XFAIL, their success XPASS (a failure: the finding needs updating).
- * Returns 0, or -1 when the log cannot be read.
+ * Returns 0, or -1 when the log cannot be opened or is not a regular
+ * file (a directory, a FIFO: refused without reading). A read error
+ * after the start is INFRA_FAIL in @v.
  */
 int judge_console(const char *log_path, const char *out_dir, int timed_out,
 		  const struct strlist *xfail, struct verdict *v);

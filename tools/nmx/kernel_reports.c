@@ -8,9 +8,17 @@
  * syzkaller does not need (tracer startup selftests, ftrace_bug(), the
  * ARM fault handlers, user faults of init). Each entry says where it comes
  * from. A match anywhere in a console line counts, as in syzkaller: the
- * kernel's prefixes ("watchdog: ", "rcu: ", a log level) vary. A weak
- * entry only frames a report (the lines around it say what happened):
- * the judge quotes the next strong one instead when there is one.
+ * kernel's prefixes ("watchdog: ", "rcu: ", a log level, a printk time)
+ * vary. In a key, "%d" stands for one or more decimal digits and "%x"
+ * for one or more hex digits; every other byte is itself.
+ *
+ * Besides first lines, the markers every architecture prints inside a
+ * report are keys too (the die counter, the stack dump's header, the end
+ * of trace line): a report whose first line is in no table (32-bit ARM's
+ * unwinder prints its frames with no header line) still fails the cell.
+ * A weak entry only frames a report (the lines around it say what
+ * happened): the judge quotes the next strong one instead when there is
+ * one.
  */
 #include <stddef.h>
 #include <string.h>
@@ -98,6 +106,51 @@ const struct kernel_report kernel_reports[] = {
 	{ "[ ftrace bug ]", KR_ERROR, "ftrace bug", 1 },
 	{ "ftrace failed to modify", KR_ERROR, "ftrace bug", 0 },
 	{ "ftrace faulted", KR_ERROR, "ftrace bug", 0 },
+	/* The die counter every architecture's die()/__die() prints:
+	 * arch/arm{,64}/kernel/traps.c "Internal error: %s: %x [#%d]",
+	 * arch/x86/kernel/dumpstack.c "Oops: %s: %04lx [#%d]",
+	 * arch/riscv/kernel/traps.c "%s [#%d]" (no other header there),
+	 * arch/powerpc/kernel/traps.c "Oops: %s, sig: %ld [#%d]",
+	 * arch/s390/kernel/dumpstack.c "%s: %04x ilc:%d [#%d] " */
+	{ " [#%d]", KR_ERROR, "Oops", 0 },
+	/* The stack dump's header, in every report that dumps a stack and
+	 * in dump_stack() itself (an OOM report, "nobody cared", a WARN
+	 * on a kernel without BUG): lib/dump_stack.c dump_stack_print_info(),
+	 * "CPU: %d PID: %d Comm:" up to 6.1, "CPU: %d UID: %u PID: %d Comm:"
+	 * from 6.10 */
+	{ "CPU: %d PID: %d Comm: ", KR_ERROR, "stack dump", 1 },
+	{ "CPU: %d UID: %d PID: %d Comm: ", KR_ERROR, "stack dump", 1 },
+	/* kernel/panic.c print_oops_end_marker(), after every Oops and WARN */
+	{ "---[ end trace ", KR_ERROR, "end of a kernel report", 1 },
+	/* mm/oom_kill.c dump_header() and out_of_memory() */
+	{ " invoked oom-killer: ", KR_ERROR, "out of memory", 0 },
+	{ "Out of memory", KR_ERROR, "out of memory", 0 },
+	/* mm/page_alloc.c warn_alloc() */
+	{ "page allocation failure: order:", KR_ERROR, "allocation failure", 0 },
+	/* kernel/irq/spurious.c __report_bad_irq() */
+	{ ": nobody cared", KR_ERROR, "spurious interrupt", 0 },
+	/* User faults in each cell's architecture's wording (init is the
+	 * only process, so any is the guest's): arch/riscv/kernel/traps.c
+	 * do_trap() "%s[%d]: unhandled signal %d code 0x%x at 0x...",
+	 * arch/powerpc/kernel/traps.c show_signal_msg()
+	 * "%s[%d]: %s (%d) at %lx nip %lx lr %lx code %x",
+	 * arch/s390/mm/fault.c report_user_fault() "User process fault: ",
+	 * arch/x86/kernel/traps.c show_signal() "%s[%d] %s%s ip:%lx sp:%lx
+	 * error:%lx" ("trap invalid opcode", "trap divide error", ...) */
+	{ "]: unhandled signal ", KR_ERROR, "user fault", 0 },
+	{ ") at %x nip %x lr %x code ", KR_ERROR, "user fault", 0 },
+	{ "User process fault: ", KR_ERROR, "user fault", 0 },
+	{ " ip:%x sp:%x error:%x", KR_ERROR, "user fault", 0 },
+	/* Tracer startup selftests that fail without "FAILED!":
+	 * kernel/trace/trace_events_filter.c ftrace_test_event_filter(),
+	 * kernel/trace/ftrace.c ftrace_init() ("ftrace: FAILED to allocate
+	 * memory for functions"), trace_selftest.c init_trace_selftest()
+	 * and the store_bytes fgraph fixtures */
+	{ "Failed to match filter '", KR_ERROR, "tracer startup selftest failed", 0 },
+	{ "Failed to get filter for '", KR_ERROR, "tracer startup selftest failed", 0 },
+	{ "FAILED to allocate", KR_ERROR, "ftrace setup failed", 0 },
+	{ "Failed to init store_bytes fgraph tracing", KR_ERROR,
+	  "tracer startup selftest failed", 0 },
 	/* kernel/trace/trace.c run_tracer_selftest() and trace_selftest.c:
 	 * "Testing tracer function_graph: FAILED!", the series' own
 	 * "Testing set_graph_notrace: FAILED!"; KERN_CONT may split it from
@@ -145,19 +198,64 @@ static const char *const kernel_report_ignores[] = {
 	NULL
 };
 
+/*
+ * Where @key (with its %d and %x) matches @s at its start: the end of the
+ * match, or NULL.
+ */
+static const char *match_here(const char *s, const char *key)
+{
+	while (*key) {
+		if (key[0] == '%' && (key[1] == 'd' || key[1] == 'x')) {
+			const char *digits = key[1] == 'd' ? "0123456789" :
+					     "0123456789abcdefABCDEF";
+			size_t n = strspn(s, digits);
+
+			if (!n)
+				return NULL;
+			s += n;
+			key += 2;
+			continue;
+		}
+		if (*s != *key)
+			return NULL;
+		s++;
+		key++;
+	}
+	return s;
+}
+
+/*
+ * Is the match [@from, @to) of a key inside an occurrence of an ignore
+ * phrase? An ignore speaks for the words it contains, not for the rest
+ * of its line.
+ */
+static int ignored(const char *line, const char *from, const char *to)
+{
+	const char *const *ign;
+	const char *p;
+
+	for (ign = kernel_report_ignores; *ign; ign++)
+		for (p = strstr(line, *ign); p; p = strstr(p + 1, *ign))
+			if (p <= from && to <= p + strlen(*ign))
+				return 1;
+	return 0;
+}
+
 const struct kernel_report *kernel_report_match(const char *line,
 					       enum kernel_report_kind kind)
 {
 	const struct kernel_report *r;
-	const char *const *ign;
+	const char *p, *end;
 
 	for (r = kernel_reports; r->key; r++) {
-		if (r->kind != kind || !strstr(line, r->key))
+		/* Candidates start where the key's first byte is. */
+		if (r->kind != kind || r->key[0] == '%')
 			continue;
-		for (ign = kernel_report_ignores; *ign; ign++)
-			if (strstr(line, *ign))
-				return NULL;
-		return r;
+		for (p = strchr(line, r->key[0]); p; p = strchr(p + 1, r->key[0])) {
+			end = match_here(p, r->key);
+			if (end && !ignored(line, p, end))
+				return r;
+		}
 	}
 	return NULL;
 }
@@ -178,10 +276,17 @@ static const char *const poweroff_noise[] = {
 
 int is_poweroff_noise(const char *line)
 {
-	const char *const *p;
+	const char *const *p, *end;
 
 	while (*line == ' ' || *line == '\t')
 		line++;
+	/* CONFIG_PRINTK_TIME (or printk.time=1): "[   12.345678] " first. */
+	if (*line == '[') {
+		end = line + 1 + strspn(line + 1, " ");
+		end = match_here(end, "%d.%d] ");
+		if (end)
+			line = end;
+	}
 	if (!*line)
 		return 1;
 	for (p = poweroff_noise; *p; p++)

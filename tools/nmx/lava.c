@@ -275,7 +275,8 @@ static int dq_scalar(const char **p, FILE *out)
 	return 0;
 }
 
-enum record { RECORD_OTHER, RECORD_TARGET, RECORD_FINALISE };
+/* Not a record; the console's; LAVA's own; the end of the console. */
+enum record { RECORD_OTHER, RECORD_TARGET, RECORD_LAVA, RECORD_FINALISE };
 
 /*
  * What the line at @p is: a log record {"dt": ..., "lvl": ..., "msg": ...}
@@ -326,21 +327,23 @@ static enum record log_record(const char *p, FILE *out)
 	    !strncmp(msg, "Finalising connection", 21))
 		return RECORD_FINALISE;
 	if (strncmp(lvl, "target\"", 7))
-		return RECORD_OTHER;
+		return RECORD_LAVA;
 	dq_scalar(&msg, out);
 	fputc('\n', out);
 	return RECORD_TARGET;
 }
 
-long lava_log_console(FILE *in, FILE *out)
+long lava_log_console(FILE *in, FILE *out, long *records)
 {
 	char *line = NULL;
 	size_t cap = 0;
 	long n = 0;
 	enum record r;
 
+	*records = 0;
 	while (getline(&line, &cap, in) != -1) {
 		r = log_record(line, out);
+		*records += r != RECORD_OTHER;
 		if (r == RECORD_FINALISE)
 			break;
 		n += r == RECORD_TARGET;

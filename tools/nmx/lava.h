@@ -21,8 +21,9 @@ int lava_write_device(const struct cell *c, const char *accel, FILE *f);
 int lava_write_job(const struct cell *c, const struct lava_boot *b, FILE *f);
 /*
  * The console lines of a lava-run log (records of level "target"), one
- * per line on @out. Returns how many, or -1 on an I/O error.
+ * per line on @out. Returns how many, or -1 on an I/O error; @records
+ * counts the log's records of any level (0: not a lava-run log).
  */
-long lava_log_console(FILE *in, FILE *out);
+long lava_log_console(FILE *in, FILE *out, long *records);
 
 #endif

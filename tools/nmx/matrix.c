@@ -1,11 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "matrix.h"
 #include "ydoc.h"
+
+FILE *fopen_regular(const char *path)
+{
+	struct stat st;
+	FILE *f;
+	int fd = open(path, O_RDONLY | O_NONBLOCK);
+
+	if (fd < 0) {
+		fprintf(stderr, "nmx: cannot read %s: %m\n", path);
+		return NULL;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "nmx: cannot read %s: not a regular file\n", path);
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "rb");
+	if (!f) {
+		fprintf(stderr, "nmx: cannot read %s: %m\n", path);
+		close(fd);
+	}
+	return f;
+}
 
 void strlist_add(struct strlist *l, const char *s)
 {

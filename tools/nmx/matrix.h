@@ -4,11 +4,19 @@
 #define NMX_MATRIX_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 struct strlist {
 	char **v;
 	size_t n;
 };
+
+/*
+ * Open @path for reading only if it is a regular file: a directory is
+ * refused, a FIFO without writer refused without waiting. NULL with the
+ * reason printed ("nmx: cannot read PATH: ...") otherwise.
+ */
+FILE *fopen_regular(const char *path);
 
 void strlist_add(struct strlist *l, const char *s);
 void strlist_free(struct strlist *l);

@@ -19,6 +19,7 @@ struct cell_run {
 	const char *reason;
 	json_t *r;		/* result.json; an empty object when missing */
 	json_t *env;		/* r.environment */
+	json_t *by_name;	/* r.subtests by name: lookups in constant time */
 };
 
 struct run {
@@ -28,6 +29,7 @@ struct run {
 	int nr;
 	const char **scen;	/* every subtest name, in plan order */
 	int nscen;
+	json_t *scen_index;	/* name -> its index in scen */
 };
 
 /* Subtest results, worst first; the order of the verdict grid. */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "console.h"
 #include "report.h"
 
 
@@ -268,8 +269,8 @@ static int compare_cell(const struct cell_run *o, const struct cell_run *n,
 	for (i = 0; i < nfiles; i++) {
 		char po[4400], pn[4400], *so, *sn;
 
-		snprintf(po, sizeof(po), "%s/%s", o->dir, files[i]);
-		snprintf(pn, sizeof(pn), "%s/%s", n->dir, files[i]);
+		guest_file_path(po, sizeof(po), o->dir, files[i]);
+		guest_file_path(pn, sizeof(pn), n->dir, files[i]);
 		so = trace_shape(po);
 		sn = trace_shape(pn);
 		if (!so || !sn)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "console.h"
 #include "report.h"
 #include "fgraph.h"
 
@@ -417,12 +418,12 @@ static void seed_example(FILE *f, const struct run *run)
 
 			if (k >= 0 && i + k == first)
 				continue;
-			snprintf(path, sizeof(path), "%s/trace-pruned.txt",
-				 try->dir);
+			guest_file_path(path, sizeof(path), try->dir,
+					"trace-pruned.txt");
 			if (graph_load(&p, path))
 				continue;
-			snprintf(path, sizeof(path), "%s/trace-unpruned.txt",
-				 try->dir);
+			guest_file_path(path, sizeof(path), try->dir,
+					"trace-unpruned.txt");
 			if (!graph_load(&u, path))
 				c = try;
 			else
@@ -433,7 +434,7 @@ static void seed_example(FILE *f, const struct run *run)
 			      f);
 			continue;
 		}
-		fprintf(f, "<p>Variant <b>%s</b>, from <code>%s/trace-unpruned.txt</code> and <code>trace-pruned.txt</code>; struck-through lines on the left are the ones <code>set_graph_notrace</code> removed.</p>\n",
+		fprintf(f, "<p>Variant <b>%s</b>, from <code>%s/" NMX_GUEST_FILES_DIR "/trace-unpruned.txt</code> and <code>trace-pruned.txt</code>; struck-through lines on the left are the ones <code>set_graph_notrace</code> removed.</p>\n",
 			c->variant, c->rel);
 		side_by_side(f, &u, &p);
 		graph_free(&u);
@@ -532,8 +533,8 @@ static void variant_pair(FILE *f, const struct run *run,
 
 		if (!is_trace_file(json_string_value(file)))
 			continue;
-		snprintf(pa, sizeof(pa), "%s/%s", a->dir, json_string_value(file));
-		snprintf(pb, sizeof(pb), "%s/%s", b->dir, json_string_value(file));
+		guest_file_path(pa, sizeof(pa), a->dir, json_string_value(file));
+		guest_file_path(pb, sizeof(pb), b->dir, json_string_value(file));
 		sa = trace_shape(pa);
 		sb = trace_shape(pb);
 		if (sa && sb && strcmp(sa, sb)) {

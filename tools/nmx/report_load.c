@@ -50,13 +50,21 @@ static int by_cell_then_tv(const void *a, const void *b)
 	return d ? d : strcmp(x->tv, y->tv);
 }
 
-static void add_scenario(struct run *run, const char *name, int after)
+/* Where @name is in run->scen, or -1. */
+static int scenario_index(const struct run *run, const char *name)
 {
-	int i;
+	json_t *i = json_object_get(run->scen_index, name);
 
-	for (i = 0; i < run->nscen; i++)
-		if (!strcmp(run->scen[i], name))
-			return;
+	return i ? (int)json_integer_value(i) : -1;
+}
+
+/* Add @name at @after unless it is there; returns its index. */
+static int add_scenario(struct run *run, const char *name, int after)
+{
+	int i = scenario_index(run, name);
+
+	if (i >= 0)
+		return i;
 	run->scen = realloc(run->scen, (run->nscen + 1) * sizeof(*run->scen));
 	if (after > run->nscen)
 		after = run->nscen;
@@ -64,28 +72,38 @@ static void add_scenario(struct run *run, const char *name, int after)
 		(run->nscen - after) * sizeof(*run->scen));
 	run->scen[after] = name;
 	run->nscen++;
+	/* Only names another cell's plan lacks land before the end. */
+	for (i = after; i < run->nscen; i++)
+		json_object_set_new(run->scen_index, run->scen[i],
+				    json_integer(i));
+	return after;
 }
 
-/* Subtest names in plan order, merged over cells with different plans. */
+/*
+ * Subtest names in plan order, merged over cells with different plans;
+ * each cell's subtests indexed by name.
+ */
 static void collect_scenarios(struct run *run)
 {
 	int i;
 
+	run->scen_index = json_object();
 	for (i = 0; i < run->nr; i++) {
 		json_t *subs = json_object_get(run->c[i].r, "subtests"), *st;
-		int pos = 0, k;
+		int pos = 0;
 		size_t j;
 
+		run->c[i].by_name = json_object();
 		json_array_foreach(subs, j, st) {
 			const char *name = json_string_value(
 				json_object_get(st, "name"));
 
 			if (!name)
 				continue;
-			add_scenario(run, name, pos);
-			for (k = 0; k < run->nscen; k++)
-				if (!strcmp(run->scen[k], name))
-					pos = k + 1;
+			/* The first of a name wins, as a linear search would. */
+			if (!json_object_get(run->c[i].by_name, name))
+				json_object_set(run->c[i].by_name, name, st);
+			pos = add_scenario(run, name, pos) + 1;
 		}
 	}
 }
@@ -191,8 +209,11 @@ void run_free(struct run *run)
 {
 	int i;
 
-	for (i = 0; i < run->nr; i++)
+	for (i = 0; i < run->nr; i++) {
 		json_decref(run->c[i].r);
+		json_decref(run->c[i].by_name);
+	}
+	json_decref(run->scen_index);
 	free(run->c);
 	free(run->scen);
 	memset(run, 0, sizeof(*run));
@@ -200,13 +221,7 @@ void run_free(struct run *run)
 
 json_t *cell_subtest(const struct cell_run *c, const char *name)
 {
-	json_t *st;
-	size_t i;
-
-	json_array_foreach(json_object_get(c->r, "subtests"), i, st)
-		if (!strcmp(str_or(st, "name", ""), name))
-			return st;
-	return NULL;
+	return json_object_get(c->by_name, name);
 }
 
 const char *cell_result(const struct cell_run *c, const char *name)

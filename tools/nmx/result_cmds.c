@@ -90,11 +90,10 @@ int cmd_judge(int argc, char **argv)
 	strlist_free(&xfail);
 	j = verdict_json(&v);
 	snprintf(path, sizeof(path), "%s/verdict.json", out);
-	if (v.write_failed)
-		fprintf(stderr, "nmx: cannot write %s/%s: %s\n", out,
-			v.write_failed, strerror(v.write_errno));
-	ret = write_json(j, path) || v.write_failed ? EXIT_INFRA :
-	      strcmp(v.status, "PASS") ? EXIT_FAIL : EXIT_PASS;
+	if (!strcmp(v.status, "INFRA_FAIL"))
+		fprintf(stderr, "nmx judge: %s: %s\n", log, v.reason);
+	ret = write_json(j, path) || !strcmp(v.status, "INFRA_FAIL") ?
+	      EXIT_INFRA : strcmp(v.status, "PASS") ? EXIT_FAIL : EXIT_PASS;
 	printf("%s: %s\n", v.status, v.reason);
 	json_decref(j);
 	verdict_free(&v);
@@ -268,12 +267,57 @@ int cmd_result(int argc, char **argv)
 
 /* ---- summary ---------------------------------------------------------- */
 
+/*
+ * The cells of a run directory: those with a result, those whose stages
+ * were recorded, and those its plan.tsv names, each once ("TV/CELL").
+ */
+static void run_cells(const char *run_dir, struct strlist *cells)
+{
+	static const char *const marks[] = { "result.json", "stages.tsv" };
+	char pattern[4096], line[512];
+	size_t i, k;
+	glob_t g;
+	FILE *plan;
+
+	for (k = 0; k < sizeof(marks) / sizeof(marks[0]); k++) {
+		snprintf(pattern, sizeof(pattern), "%s/*/*/%s", run_dir, marks[k]);
+		if (glob(pattern, 0, NULL, &g))
+			continue;
+		for (i = 0; i < g.gl_pathc; i++) {
+			char *rel = g.gl_pathv[i] + strlen(run_dir) + 1;
+
+			*strrchr(rel, '/') = '\0';
+			if (!strlist_has(cells, rel))
+				strlist_add(cells, rel);
+		}
+		globfree(&g);
+	}
+	snprintf(pattern, sizeof(pattern), "%s/plan.tsv", run_dir);
+	plan = fopen(pattern, "r");
+	while (plan && fgets(line, sizeof(line), plan)) {
+		char tree[128], variant[128], cell[128], rel[400];
+
+		if (sscanf(line, "%127s %127s %127s", tree, variant, cell) != 3)
+			continue;
+		snprintf(rel, sizeof(rel), "%s-%s/%s", tree, variant, cell);
+		if (!strlist_has(cells, rel))
+			strlist_add(cells, rel);
+	}
+	if (plan)
+		fclose(plan);
+}
+
+static int cmp_cells(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 int cmd_summary(int argc, char **argv)
 {
-	char pattern[4096], path[4096], tmp[4200];
+	char path[4096], tmp[4200];
 	int err;
 	int infra = 0, failed = 0, passed = 0, skipped = 0;
-	glob_t g;
+	struct strlist cells = { 0 };
 	size_t i;
 	FILE *out;
 
@@ -281,31 +325,47 @@ int cmd_summary(int argc, char **argv)
 		fprintf(stderr, "usage: nmx summary RUN_DIR\n");
 		return EXIT_INFRA;
 	}
-	snprintf(pattern, sizeof(pattern), "%s/*/*/result.json", argv[1]);
-	if (glob(pattern, 0, NULL, &g)) {
-		fprintf(stderr, "nmx: no */*/result.json under %s\n", argv[1]);
+	run_cells(argv[1], &cells);
+	if (!cells.n) {
+		fprintf(stderr, "nmx: no cell (*/*/result.json, */*/stages.tsv, plan.tsv) under %s\n",
+			argv[1]);
 		return EXIT_INFRA;
 	}
+	qsort(cells.v, cells.n, sizeof(*cells.v), cmp_cells);
 	snprintf(path, sizeof(path), "%s/summary.txt", argv[1]);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	out = fopen(tmp, "w");
 	if (!out) {
 		fprintf(stderr, "nmx: cannot write %s: %m\n", tmp);
-		globfree(&g);
+		strlist_free(&cells);
 		return EXIT_INFRA;
 	}
 	fprintf(out, "%-20s %-14s %-11s %5s %6s %5s  %s\n", "tree-variant",
 		"cell", "status", "tests", "kernel", "boot", "reason");
-	for (i = 0; i < g.gl_pathc; i++) {
+	for (i = 0; i < cells.n; i++) {
 		json_error_t jerr;
-		json_t *r = json_load_file(g.gl_pathv[i], 0, &jerr), *secs;
+		json_t *r, *secs;
 		const char *status;
-		char tv[64], tests[16];
+		char tv[64], tests[16], result[4400];
 		size_t n, ok = 0, k;
 
+		snprintf(result, sizeof(result), "%s/%s/result.json", argv[1],
+			 cells.v[i]);
+		if (access(result, F_OK)) {
+			/* Planned or begun, never judged: the run did not
+			 * finish it, which says nothing of the kernel. */
+			char *slash = strchr(cells.v[i], '/');
+
+			fprintf(out, "%-20.*s %-14s %-11s %5s %6s %5s  %s\n",
+				(int)(slash - cells.v[i]), cells.v[i], slash + 1,
+				"INFRA_FAIL", "-", "-", "-",
+				"no result.json: the cell was not finished");
+			infra++;
+			continue;
+		}
+		r = json_load_file(result, 0, &jerr);
 		if (!r) {
-			fprintf(out, "%s: unreadable: %s\n", g.gl_pathv[i],
-				jerr.text);
+			fprintf(out, "%s: unreadable: %s\n", result, jerr.text);
 			infra++;
 			continue;
 		}
@@ -346,7 +406,7 @@ int cmd_summary(int argc, char **argv)
 		fprintf(out, ", %d skipped (all subtests skipped: proved nothing)",
 			skipped);
 	fputc('\n', out);
-	globfree(&g);
+	strlist_free(&cells);
 	err = fflush(out) | ferror(out);
 	err |= fclose(out);
 	if (err || rename(tmp, path)) {
