@@ -167,3 +167,61 @@ expect() {
 	expect TEST_FAIL 'KTAP incomplete: 6 of 38 results; kernel reported BUG: "BUG: kernel NULL pointer dereference, address: 0000000000000008"'
 }
 
+
+# ---- report markers and wordings a first-line table misses ------------
+
+@test "OOM on 32-bit ARM (arm-oom-be8): TEST_FAIL, quoted" {
+	judge_case arm-oom-be8
+	expect TEST_FAIL 'kernel reported out of memory: "init invoked oom-killer: gfp_mask=0xcc0(GFP_KERNEL), order=0, oom_score_adj=0"'
+}
+
+@test "spurious interrupt on 32-bit ARM (arm-nobody-cared-be8): TEST_FAIL, quoted" {
+	judge_case arm-nobody-cared-be8
+	expect TEST_FAIL 'kernel reported spurious interrupt: "irq 27: nobody cared (try booting with the "irqpoll" option)"'
+}
+
+@test "a stack dump with no known first line on 32-bit ARM (arm-stack-dump-only-be8): TEST_FAIL, its header quoted" {
+	judge_case arm-stack-dump-only-be8
+	expect TEST_FAIL 'kernel reported stack dump: "CPU: 1 PID: 1 Comm: init Not tainted 6.1.192+ #3"'
+}
+
+@test "allocation failure (page-allocation-failure-be8): TEST_FAIL, quoted" {
+	judge_case page-allocation-failure-be8
+	expect TEST_FAIL 'kernel reported allocation failure: "init: page allocation failure: order:10, mode:0xcc0(GFP_KERNEL), nodemask=(null)"'
+}
+
+@test "x86 user trap (x86-user-trap-invalid-opcode): TEST_FAIL, quoted" {
+	judge_case x86-user-trap-invalid-opcode
+	expect TEST_FAIL 'kernel reported user fault: "traps: init[1] trap invalid opcode ip:401a2b sp:7ffd3c1e5e28 error:0 in init[401000+6000]"'
+}
+
+@test "x86 user trap (x86-user-trap-divide-error): TEST_FAIL, quoted" {
+	judge_case x86-user-trap-divide-error
+	expect TEST_FAIL 'kernel reported user fault: "traps: init[1] trap divide error ip:4019f4 sp:7ffd3c1e5e30 error:0 in init[401000+6000]"'
+}
+
+@test "event filter selftest without FAILED! (selftest-event-filter-failed-arm64): TEST_FAIL, quoted" {
+	judge_case selftest-event-filter-failed-arm64
+	expect TEST_FAIL "kernel reported tracer startup selftest failed: \"Failed to match filter 'a == 1 && b == 1 && c == 1 && d == 1', expected 1\""
+}
+
+@test "ftrace could not allocate (ftrace-allocation-failed-arm64): TEST_FAIL, quoted" {
+	judge_case ftrace-allocation-failed-arm64
+	expect TEST_FAIL 'kernel reported ftrace setup failed: "ftrace: FAILED to allocate memory for functions"'
+}
+
+@test "only the end-of-trace line left (end-trace-only-arm64): TEST_FAIL, quoted" {
+	judge_case end-trace-only-arm64
+	expect TEST_FAIL 'kernel reported end of a kernel report: "---[ end trace 0000000000000000 ]---"'
+}
+
+@test "an ignore phrase excuses only its words (ignore-overlap-arm64): the Oops after it is TEST_FAIL" {
+	judge_case ignore-overlap-arm64
+	expect TEST_FAIL 'kernel reported Oops: "BUG: no syscalls can create resource; Internal error: Oops: 0000000096000004 [#1] SMP"'
+}
+
+@test "an ignore phrase alone (ignored-phrase-arm64): PASS" {
+	judge_case ignored-phrase-arm64
+	[ "$status" -eq 0 ]
+	[ "$output" = "PASS: 9 tests ok" ]
+}
