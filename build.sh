@@ -346,7 +346,8 @@ stage_configure() {
 	mkdir -p "$NMX_OUT"
 	nmx_argv
 	recorded "$CELL_DIR" "${argv[@]}" \
-		fragment --cell "$NMX_CELL" --tree "$NMX_TREE" --common "$NMX_TOP/kconfig/common.config" \
+		fragment --cell "$NMX_CELL" --tree "$NMX_TREE" --variant "$NMX_VARIANT" \
+		--common "$NMX_TOP/kconfig/common.config" \
 		-o "$requested" || fail configure INFRA_FAIL 0 "cannot write the requested fragment"
 	# The .config is copied only when it changed, so an unchanged config
 	# does not make Kbuild look at every object again. The key takes the

@@ -127,7 +127,7 @@ arches_arm64_from_6_12() {
 @test "--set: an unknown set lists the sets; a set with --tree/--variant/--cell is refused" {
 	run nmx cells --set nosuch
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"no set 'nosuch' in matrix.yaml; its sets: all e2e"* ]]
+	[[ "$output" == *"no set 'nosuch' in matrix.yaml; its sets: all e2e debug"* ]]
 	run nmx cells --set all --cell arm64
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--set all chooses trees, variants and cells itself"* ]]
@@ -375,4 +375,31 @@ fake_cell() { # dir status-of-configure
 	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" env --tree linux-6.1 --variant upstream --cell arm64
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"ramdisk_adr"* ]]
+}
+
+@test "a variant's kconfig: in that variant's fragment only, after the cell's" {
+	local f=(fragment --cell arm64 --tree linux-6.12 --common "$TOP/kconfig/common.config" -o "$SCRATCH/f")
+	nmx "${f[@]}" --variant debug
+	grep -q '^# ---- .*matrix.yaml (variant debug of linux-6.12, kconfig)$' "$SCRATCH/f"
+	[ "$(grep -A1 'variant debug' "$SCRATCH/f" | tail -1)" = CONFIG_PROVE_LOCKING=y ]
+	grep -q '^CONFIG_KASAN=y$' "$SCRATCH/f"
+	nmx "${f[@]}" --variant upstream
+	run ! grep -q 'KASAN' "$SCRATCH/f"
+	run nmx "${f[@]}" --variant nosuch
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"tree linux-6.12 has no variant 'nosuch'"* ]]
+}
+
+@test "a variant's boot_timeout and findings reach the cell's environment" {
+	run nmx env --tree linux-6.12 --variant debug --cell arm64
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"NMX_BOOT_TIMEOUT='300'"* ]]
+	[[ "$output" == *"NMX_FINDINGS_VARIANT='upstream'"* ]]
+	run nmx env --tree linux-6.12 --variant upstream --cell arm64
+	[[ "$output" == *"NMX_BOOT_TIMEOUT='90'"* ]]
+	cp "$TOP/matrix.yaml" "$SCRATCH/matrix.yaml"
+	sed -i 's/^        boot_timeout: 300$/        boot_timeout: soon/' "$SCRATCH/matrix.yaml"
+	run "$NMX" -m "$SCRATCH/matrix.yaml" -a "$TOP/arches" cells
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"variant debug: boot_timeout must be a number of seconds"* ]]
 }

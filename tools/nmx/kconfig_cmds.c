@@ -30,6 +30,7 @@ static int copy_fragment(FILE *out, const char *path)
 
 int cmd_fragment(int argc, char **argv)
 {
+	struct variant *v = NULL;
 	struct tree *t = NULL;
 	struct selection s;
 	struct matrix m;
@@ -52,6 +53,15 @@ int cmd_fragment(int argc, char **argv)
 		fprintf(stderr, "nmx: unknown tree '%s'\n", s.tree);
 		goto free_cell;
 	}
+	if (s.variant && !t) {
+		fprintf(stderr, "nmx fragment: --variant needs --tree\n");
+		goto free_cell;
+	}
+	if (s.variant && !(v = tree_variant(t, s.variant))) {
+		fprintf(stderr, "nmx: tree %s has no variant '%s'\n", t->name,
+			s.variant);
+		goto free_cell;
+	}
 	if (c.kconfig_since.n && !t) {
 		fprintf(stderr, "nmx fragment: cell %s asks for symbols by kernel version (kconfig_since): give --tree\n",
 			c.name);
@@ -63,7 +73,7 @@ int cmd_fragment(int argc, char **argv)
 		goto free_cell;
 	}
 	fprintf(out, "# Requested kconfig for cell %s, in merge order:\n"
-		"# common fragment, the cell's fragment, matrix.yaml extras.\n",
+		"# common fragment, the cell's fragment, the variant's, matrix.yaml extras.\n",
 		c.name);
 	if (copy_fragment(out, s.common))
 		goto close_out;
@@ -75,6 +85,12 @@ int cmd_fragment(int argc, char **argv)
 			fprintf(out, "# kconfig_since %s, tree %s is %s\n%s\n",
 				c.kconfig_since_versions.v[i], t->name,
 				t->version, c.kconfig_since.v[i]);
+	if (v && v->kconfig.n) {
+		fprintf(out, "\n# ---- %s (variant %s of %s, kconfig)\n",
+			matrix_path, v->name, t->name);
+		for (i = 0; i < v->kconfig.n; i++)
+			fprintf(out, "%s\n", v->kconfig.v[i]);
+	}
 	fprintf(out, "\n# ---- %s (run.kconfig)\n", matrix_path);
 	for (i = 0; i < m.kconfig.n; i++)
 		fprintf(out, "%s\n", m.kconfig.v[i]);

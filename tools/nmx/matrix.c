@@ -526,7 +526,27 @@ static const char *const group_keys[] = { "trees", "variants", "cells", NULL };
 static const char *const tree_keys[] = {
 	"package", "tarball", "version", "series", "variants", NULL
 };
-static const char *const variant_keys[] = { "skip_patches", NULL };
+/* A number of seconds (1 to 86399) at @n into *@out; absent: unchanged. */
+static int get_seconds(yaml_node_t *n, int *out)
+{
+	const char *s = ydoc_str(n);
+	char *end = NULL;
+	long t;
+
+	if (!n)
+		return 0;
+	if (!s)
+		return -1;
+	t = strtol(s, &end, 10);
+	if (end == s || *end || t <= 0 || t >= 86400)
+		return -1;
+	*out = (int)t;
+	return 0;
+}
+
+static const char *const variant_keys[] = {
+	"skip_patches", "kconfig", "findings", "boot_timeout", NULL
+};
 static const char *const run_keys[] = {
 	"trees", "variants", "cells", "kconfig", "boot_timeout", NULL
 };
@@ -566,6 +586,18 @@ static int load_tree(struct ydoc *y, yaml_node_t *key, yaml_node_t *val,
 			err |= ydoc_check_keys(y, v, "a variant", variant_keys);
 			err |= get_list(y, v, "skip_patches",
 					&var->skip_patches);
+			err |= get_list(y, v, "kconfig", &var->kconfig);
+			err |= check_kconfig_lines(y, &var->kconfig);
+			/* Whose expected failures apply: a variant that
+			 * changes only the config inherits them. */
+			var->findings_variant = dup_or_null(
+				ydoc_str(ydoc_get(y, v, "findings")));
+			if (get_seconds(ydoc_get(y, v, "boot_timeout"),
+					&var->boot_timeout)) {
+				fprintf(stderr, "%s:%d: variant %s: boot_timeout must be a number of seconds (1 to 86399)\n",
+					y->path, ydoc_line(v), var->name);
+				err = -1;
+			}
 		}
 	}
 	return err;
@@ -676,7 +708,6 @@ int matrix_load(struct matrix *m, const char *path, const char *arches_dir)
 	yaml_node_t *root, *trees, *run;
 	yaml_node_pair_t *pair;
 	struct ydoc y;
-	const char *s;
 	size_t i;
 	int err = 0;
 
@@ -717,19 +748,8 @@ int matrix_load(struct matrix *m, const char *path, const char *arches_dir)
 	err |= get_list(&y, run, "cells", &m->run_cells);
 	err |= get_list(&y, run, "kconfig", &m->kconfig);
 	err |= check_kconfig_lines(&y, &m->kconfig);
-	{
-		yaml_node_t *n = ydoc_get(&y, run, "boot_timeout");
-		char *end = NULL;
-		long t = 120;
-
-		s = ydoc_str(n);
-		if (s)
-			t = strtol(s, &end, 10);
-		m->boot_timeout = t > 0 && t < 86400 ? (int)t : 0;
-		if (n && (!s || end == s || *end))
-			m->boot_timeout = 0;
-	}
-	if (m->boot_timeout <= 0) {
+	m->boot_timeout = 120;
+	if (get_seconds(ydoc_get(&y, run, "boot_timeout"), &m->boot_timeout)) {
 		fprintf(stderr, "%s: run.boot_timeout must be a number of seconds (1 to 86399)\n",
 			path);
 		err = -1;
@@ -767,6 +787,7 @@ void matrix_free(struct matrix *m)
 		for (j = 0; j < t->nr_variants; j++) {
 			free(t->variants[j].name);
 			strlist_free(&t->variants[j].skip_patches);
+			strlist_free(&t->variants[j].kconfig);
 			free(t->variants[j].extra_series);
 			free(t->variants[j].findings_variant);
 		}
@@ -840,8 +861,12 @@ int matrix_add_variant(struct matrix *m, const char *name, const char *base,
 		v->name = strdup(name);
 		for (k = 0; k < b->skip_patches.n; k++)
 			strlist_add(&v->skip_patches, b->skip_patches.v[k]);
+		for (k = 0; k < b->kconfig.n; k++)
+			strlist_add(&v->kconfig, b->kconfig.v[k]);
+		v->boot_timeout = b->boot_timeout;
 		v->extra_series = strdup(extra_series);
-		v->findings_variant = strdup(base);
+		v->findings_variant = strdup(b->findings_variant ?
+					     b->findings_variant : base);
 	}
 	return 0;
 }
@@ -951,6 +976,9 @@ int matrix_add_local_tree(struct matrix *m, const char *name, const char *dir,
 		to->name = strdup(from->name);
 		for (k = 0; k < from->skip_patches.n; k++)
 			strlist_add(&to->skip_patches, from->skip_patches.v[k]);
+		for (k = 0; k < from->kconfig.n; k++)
+			strlist_add(&to->kconfig, from->kconfig.v[k]);
+		to->boot_timeout = from->boot_timeout;
 		to->extra_series = dup_or_null(from->extra_series);
 		to->findings_variant = dup_or_null(from->findings_variant);
 	}

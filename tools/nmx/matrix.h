@@ -89,6 +89,9 @@ int cell_names(const char *arches_dir, struct strlist *names);
 struct variant {
 	char *name;
 	struct strlist skip_patches;
+	/* Symbols this variant asks for besides common, cell and run's. */
+	struct strlist kconfig;
+	int boot_timeout;	/* seconds, or 0: run.boot_timeout */
 	/* Another series applied after the tree's (--patches), or NULL. */
 	char *extra_series;
 	/* The variant whose expected failures apply; NULL: this one. */
