@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Boot one built cell in QEMU and judge it from the console text.
 #
-#   boot.sh [--cell-dir DIR] TREE VARIANT CELL
+#   boot.sh [--cell-dir DIR] [--kernel-args ARGS] TREE VARIANT CELL
 #
 # Input: the cell's kernel image (uImage on ARM), DTB if any, and the
 # guest's initramfs from build.sh. Output: DIR/boot.log (the console),
@@ -10,6 +10,8 @@
 # NMX_BOOT_WITH=lava (matrix.sh --boot-with lava): the same boot as a LAVA
 # job run by Debian's lava-run (DIR/lava/: device.yaml, job.yaml, LAVA's
 # log); boot.log is then the console LAVA logged, judged the same way.
+# --kernel-args ARGS: appended to the cell's kernel command line (say
+# printk.time=1), on every boot path; part of the boot's key.
 # Exit: 0 PASS, 1 TEST_FAIL/BOOT_FAIL/TIMEOUT, 2 infrastructure.
 set -euo pipefail
 
@@ -17,7 +19,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/scripts/lib.sh"
 
 usage() {
-	echo "usage: $0 [--cell-dir DIR] TREE VARIANT CELL" >&2
+	echo "usage: $0 [--cell-dir DIR] [--kernel-args ARGS] TREE VARIANT CELL" >&2
 	exit 2
 }
 
@@ -89,7 +91,7 @@ prepare_uboot() {
 	fi
 	mapfile -d '' dump < <(nmx qemu-cmd --cell "$NMX_CELL" --accel "$accel" --dump-dtb "$dir/board.dtb")
 	if ! {
-		bootcmd=$(nmx uboot-bootcmd --cell "$NMX_CELL") &&
+		bootcmd=$(nmx uboot-bootcmd --cell "$NMX_CELL" "${kernel_args[@]}") &&
 			recorded --log "$dir/dumpdtb.log" "$cell_dir" "${dump[@]}" &&
 			recorded "$cell_dir" fdtput -c "$dir/board.dtb" /config &&
 			recorded "$cell_dir" fdtput -t s "$dir/board.dtb" /config bootcmd "$bootcmd" &&
@@ -114,7 +116,7 @@ boot_qemu() {
 	fi
 	record_meta "$cell_dir" loader "$loader"
 	mapfile -d '' cmd < <(nmx qemu-cmd --cell "$NMX_CELL" "${uboot_args[@]}" \
-		--accel "$accel" --log "$cell_dir/boot.log")
+		"${kernel_args[@]}" --accel "$accel" --log "$cell_dir/boot.log")
 	[ "${#cmd[@]}" -gt 0 ] || exit 2
 	printf '# boot (QEMU is killed after %ss); the log is %s\n' \
 		"$NMX_BOOT_TIMEOUT" "$cell_dir/boot.log" >>"$cell_dir/reproduce.sh"
@@ -149,7 +151,7 @@ boot_lava() {
 	recorded "$cell_dir" "$NMX_BIN" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" lava-job \
 		--tree "$NMX_TREE" --variant "$NMX_VARIANT" --cell "$NMX_CELL" \
 		--kernel "$kernel" --initrd "$initrd" "${dtb_args[@]}" --accel "$accel" \
-		--timeout "$NMX_BOOT_TIMEOUT" -o "$dir" ||
+		--timeout "$NMX_BOOT_TIMEOUT" "${kernel_args[@]}" -o "$dir" ||
 		{ record_stage "$cell_dir" boot INFRA_FAIL 0 "nmx lava-job failed"; exit 2; }
 	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot through lava-run with $accel, timeout ${NMX_BOOT_TIMEOUT}s$(last_boot)"
 	# The job id names lava-run's scratch directory: unique per boot.
@@ -185,6 +187,7 @@ boot_lava() {
 boot_key() {
 	{
 		printf '%s\n' "$engine" "${NMX_LOADER:-uboot}" "$accel" "$NMX_BOOT_TIMEOUT"
+		printf '%s\n' "${kernel_args[*]}"
 		printf '%s\n' "$qemu_version"
 		cat "$NMX_ARCHES_DIR/$NMX_CELL.yaml"
 		sha256sum <"$kernel"
@@ -198,9 +201,11 @@ boot_key() {
 main() {
 	local cell_dir='' kernel dtb_args=() initrd accel rc=0 timed_out=() t0 secs
 	local findings judge_args=() missing engine=${NMX_BOOT_WITH:-qemu} how key reused qemu_version
+	local -a kernel_args=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--cell-dir) cell_dir=$2; shift 2 ;;
+		--kernel-args) kernel_args=(--kernel-args "$2"); shift 2 ;;
 		-*) usage ;;
 		*) break ;;
 		esac
@@ -237,6 +242,7 @@ main() {
 
 	rm -f "$cell_dir/boot.log"
 	record_meta "$cell_dir" boot_with "$engine"
+	[ "${#kernel_args[@]}" -eq 0 ] || record_meta "$cell_dir" kernel_args "${kernel_args[1]}"
 	key=$(boot_key)
 	reused=$NMX_CACHE/boots/$key
 	if [ "${NMX_REUSE_BOOTS:-0}" = 1 ] && [ -f "$reused/boot.log" ]; then

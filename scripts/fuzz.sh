@@ -30,7 +30,7 @@ seed_judge() {
 seed_fgraph() {
 	local f n=0
 	cp "$TOP"/tests/fgraph/*.txt "$1"/
-	for f in "$TOP"/tests/report/runs/all-pass/*/*/{trace,scenario}-*.txt; do
+	for f in "$TOP"/tests/report/runs/all-pass/*/*/guest/{trace,scenario}-*.txt; do
 		cp "$f" "$1/run-$((n += 1)).txt"
 	done
 }

@@ -67,3 +67,19 @@ cell_dir() {
 	grep -q '"status": "INFRA_FAIL"' "$(cell_dir)/result.json"
 	grep -q 'no /nonexistent/u-boot.bin (Debian: u-boot-qemu)' "$(cell_dir)/stages.tsv"
 }
+
+@test "boot.sh --kernel-args: after the cell's command line on U-Boot's bootargs and QEMU's -append, in the boot key" {
+	setup_board
+	run "$TOP/matrix.sh" --no-install
+	[ "$status" -eq 0 ]
+	local out=$NMX_CACHE/work/fake-good-upstream/out/fakeboard/nmx-uboot
+	run "$TOP/boot.sh" --cell-dir "$SCRATCH/args" --kernel-args printk.time=1 fake-good upstream fakeboard
+	[ "$status" -eq 0 ]
+	[ "$(fdtget "$out/board.dtb" /config bootcmd)" = "setenv bootargs 'console=ttyS0 panic=-1 rdinit=/init printk.time=1'; bootm 0x2000000 0x3000000 \${fdtcontroladdr}" ]
+	grep -q '^kernel_args	printk.time=1$' "$SCRATCH/args/meta.tsv"
+	NMX_LOADER=qemu run "$TOP/boot.sh" --cell-dir "$SCRATCH/qemu" --kernel-args printk.time=1 fake-good upstream fakeboard
+	[ "$status" -eq 0 ]
+	grep -q -- '-append console=ttyS0\\ panic=-1\\ rdinit=/init\\ printk.time=1 ' "$SCRATCH/qemu/reproduce.sh"
+	run "$TOP/boot.sh" --cell-dir "$SCRATCH/bad" --kernel-args "a'b" fake-good upstream fakeboard
+	[ "$status" -eq 2 ]
+}

@@ -72,7 +72,7 @@ int cmd_uboot_bootcmd(int argc, char **argv)
 		cell_free(&c);
 		return EXIT_INFRA;
 	}
-	cell_kernel_append(&c, 0, append, sizeof(append));
+	cell_kernel_append(&c, 0, s.kernel_args, append, sizeof(append));
 	printf("setenv bootargs '%s'; bootm %s %s ${fdtcontroladdr}\n", append,
 	       c.uboot_kernel_addr, c.uboot_ramdisk_addr);
 	cell_free(&c);
@@ -136,7 +136,7 @@ int cmd_qemu_cmd(int argc, char **argv)
 			loader_arg(s.initrd, c.uboot_ramdisk_addr);
 		goto done;
 	}
-	cell_kernel_append(&c, s.probe, append, sizeof(append));
+	cell_kernel_append(&c, s.probe, s.kernel_args, append, sizeof(append));
 	arg0("-kernel");
 	arg0(s.kernel);
 	if (s.initrd) {
@@ -211,6 +211,7 @@ int cmd_lava_job(int argc, char **argv)
 	b.initrd = s.initrd;
 	b.dtb = s.dtb;
 	b.timeout = s.timeout ? s.timeout : 90;
+	b.kernel_args = s.kernel_args;
 	err = -1;
 	f = create_in(s.out, "device.yaml", path, sizeof(path));
 	if (f && !close_written(f, path, lava_write_device(&c, s.accel, f))) {

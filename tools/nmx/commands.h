@@ -26,6 +26,7 @@ struct selection {
 	int probe;
 	unsigned int timeout;
 	const char *uboot_dtb, *dump_dtb;
+	const char *kernel_args;	/* appended to the cell's command line */
 };
 
 /* Parses them; --cell is required. */

@@ -11,6 +11,7 @@ struct lava_boot {
 	const char *name;	/* the job's name */
 	const char *kernel, *initrd, *dtb;	/* absolute paths; dtb may be NULL */
 	unsigned int timeout;	/* seconds for the boot and for the suite */
+	const char *kernel_args;	/* after the cell's command line, or NULL */
 };
 
 /* LAVA's architecture name for the cell (the job's context.arch). */

@@ -123,6 +123,7 @@ int parse_selection(int argc, char **argv, struct selection *s)
 		{ "timeout", required_argument, 0, 'T' },
 		{ "uboot-dtb", required_argument, 0, 'U' },
 		{ "dump-dtb", required_argument, 0, 'D' },
+		{ "kernel-args", required_argument, 0, 'K' },
 		{ 0 }
 	};
 	int opt;
@@ -143,6 +144,22 @@ int parse_selection(int argc, char **argv, struct selection *s)
 		case 'P': s->probe = 1; break;
 		case 'U': s->uboot_dtb = optarg; break;
 		case 'D': s->dump_dtb = optarg; break;
+		case 'K':
+			/* Quoted by U-Boot's bootargs ('') and LAVA's -append
+			 * (""): neither quote can pass through both. */
+			if (strlen(optarg) > 200 || strpbrk(optarg, "'\"\\$;`") ||
+			    strspn(optarg, " ") == strlen(optarg)) {
+				fprintf(stderr, "nmx: --kernel-args '%.200s': at most 200 characters, no quotes, backslash, $, ; or `\n",
+					optarg);
+				return -1;
+			}
+			for (end = optarg; *end; end++)
+				if ((unsigned char)*end < 0x20 || (unsigned char)*end > 0x7e) {
+					fprintf(stderr, "nmx: --kernel-args: printable ASCII only\n");
+					return -1;
+				}
+			s->kernel_args = optarg;
+			break;
 		case 'T':
 			s->timeout = (unsigned int)strtoul(optarg, &end, 10);
 			if (*end || !s->timeout || s->timeout > 86400) {

@@ -481,10 +481,12 @@ const char *cell_accel(const struct cell *c, const char *accel)
  * console text. The probe boots without an initramfs: reaching the
  * kernel's "no init" panic proves the accelerator works.
  */
-void cell_kernel_append(const struct cell *c, int probe, char *buf, size_t n)
+void cell_kernel_append(const struct cell *c, int probe, const char *extra,
+			char *buf, size_t n)
 {
-	snprintf(buf, n, "console=%s panic=-1 rdinit=%s", c->console,
-		 probe ? "/nmx-probe" : "/init");
+	snprintf(buf, n, "console=%s panic=-1 rdinit=%s%s%s", c->console,
+		 probe ? "/nmx-probe" : "/init", extra && *extra ? " " : "",
+		 extra ? extra : "");
 }
 
 void cell_free(struct cell *c)

@@ -77,7 +77,12 @@ int version_at_least(const char *version, const char *since);
 /* QEMU's -accel value: the cell's TCG setting under TCG (@accel NULL or "tcg"). */
 const char *cell_accel(const struct cell *c, const char *accel);
 /* The kernel command line of a boot (@probe: the accelerator probe's). */
-void cell_kernel_append(const struct cell *c, int probe, char *buf, size_t n);
+/*
+ * The kernel command line of the cell's boot (console, panic, init), and
+ * @extra (a user's --kernel-args, or NULL) after it.
+ */
+void cell_kernel_append(const struct cell *c, int probe, const char *extra,
+			char *buf, size_t n);
 /*
  * Can @c run on a tree of kernel @version (NULL: unknown, so yes)? Not if
  * its guest.min_kernel is newer.

@@ -1,0 +1,65 @@
+#!/usr/bin/env bats
+# The other side of the report table: the real console of a clean boot of
+# every cell of arches/ on every tree it builds on, through its default
+# boot path (U-Boot, OpenSBI + U-Boot, SLOF, QEMU's loader), recorded
+# under tests/console/real/<tree>-<variant>-<cell>.log. Each is judged
+# with its tree's FINDINGS.md and must be PASS: a key of
+# kernel_reports.c that matches a clean console is a false positive.
+
+load helpers
+
+REAL=$TESTS_DIR/console/real
+
+# judge_real LOG [nmx judge args]: judge one recorded console as the
+# run judged it (its tree's FINDINGS.md, its cell and variant).
+judge_real() {
+	local log=$1 base tree variant cell
+	shift
+	base=$(basename "$log" .log)
+	tree=${base%%-upstream-*}
+	variant=upstream
+	cell=${base#"$tree-$variant-"}
+	mkdir -p "$SCRATCH/$base"
+	run "$NMX" judge --log "$log" --out "$SCRATCH/$base" \
+		--findings "$TOP/patch/$tree/FINDINGS.md" --cell "$cell" --variant "$variant" "$@"
+}
+
+# every_arch_file_has_a_console: the recorded set covers arches/.
+@test "a real console of every cell of arches/ on every tree it builds on" {
+	local cell tree missing=()
+	for cell in $(nmx cells --set all | awk '$2 == "upstream" { print $1 "-upstream-" $3 }'); do
+		[ -f "$REAL/$cell.log" ] || missing+=("$cell")
+	done
+	echo "missing: ${missing[*]}"
+	[ "${#missing[@]}" -eq 0 ]
+}
+
+@test "every real clean console is PASS: no false positive" {
+	local log bad=()
+	for log in "$REAL"/*.log; do
+		judge_real "$log"
+		[ "$status" -eq 0 ] || bad+=("$(basename "$log"): $output")
+	done
+	printf '%s\n' "${bad[@]}"
+	[ "${#bad[@]}" -eq 0 ]
+}
+
+@test "every real clean console is PASS with the kernel's timestamps on its lines" {
+	local log bad=() t
+	for log in "$REAL"/*.log; do
+		t=$SCRATCH/$(basename "$log")
+		# What printk.time=1 adds: "[    1.234567] " before each line of
+		# the kernel's, i.e. every line but the guest's own output (from
+		# its "KTAP version 1" to its final marker).
+		tr -d '\r' <"$log" | awk '
+			/^KTAP version 1$/ { guest = 1 }
+			/^NMX-RESULT: / { print; guest = 0; next }
+			guest { print; next }
+			{ printf "[%5d.%06d] %s\n", NR / 50, NR * 7919 % 1000000, $0 }' >"$t"
+		grep -q '^\[ *[0-9]*\.[0-9]*\] ' "$t"
+		judge_real "$t"
+		[ "$status" -eq 0 ] || bad+=("$(basename "$log"): $output")
+	done
+	printf '%s\n' "${bad[@]}"
+	[ "${#bad[@]}" -eq 0 ]
+}
