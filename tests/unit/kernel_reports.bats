@@ -225,3 +225,23 @@ expect() {
 	[ "$status" -eq 0 ]
 	[ "$output" = "PASS: 9 tests ok" ]
 }
+
+@test "riscv Oops, whose only key is the die counter (riscv64-oops-die-counter): TEST_FAIL, quoted" {
+	judge_case riscv64-oops-die-counter
+	expect TEST_FAIL 'kernel reported Oops: "Oops - illegal instruction [#1]"'
+}
+
+@test "riscv user fault (riscv64-user-unhandled-signal): TEST_FAIL, quoted" {
+	judge_case riscv64-user-unhandled-signal
+	expect TEST_FAIL 'kernel reported user fault: "init[1]: unhandled signal 4 code 0x1 at 0x0000000000010178 in init[10178,10000+2000]"'
+}
+
+@test "powerpc user fault (ppc64le-user-segfault): TEST_FAIL, quoted" {
+	judge_case ppc64le-user-segfault
+	expect TEST_FAIL 'kernel reported user fault: "init[1]: segfault (11) at 0 nip 10000abc lr 10000a80 code 1 in init[10000000+20000]"'
+}
+
+@test "s390 user fault (s390x-user-process-fault): TEST_FAIL, quoted" {
+	judge_case s390x-user-process-fault
+	expect TEST_FAIL 'kernel reported user fault: "User process fault: interruption code 0011 ilc:3 in init[1000000+4000]"'
+}
