@@ -245,3 +245,8 @@ expect() {
 	judge_case s390x-user-process-fault
 	expect TEST_FAIL 'kernel reported user fault: "User process fault: interruption code 0011 ilc:3 in init[1000000+4000]"'
 }
+
+@test "a CPU that did not come online (riscv64-cpu-offline-6.1, a real 6.1 boot): TEST_FAIL, quoted" {
+	judge_case riscv64-cpu-offline-6.1
+	expect TEST_FAIL 'kernel reported CPU bring-up failed: "CPU1: failed to come online"'
+}

@@ -122,6 +122,10 @@ const struct kernel_report kernel_reports[] = {
 	{ "CPU: %d UID: %d PID: %d Comm: ", KR_ERROR, "stack dump", 1 },
 	/* kernel/panic.c print_oops_end_marker(), after every Oops and WARN */
 	{ "---[ end trace ", KR_ERROR, "end of a kernel report", 1 },
+	/* arch/arm/kernel/smp.c, arch/arm64/kernel/smp.c __cpu_up(),
+	 * arch/riscv/kernel/smpboot.c: a CPU QEMU was asked for is missing
+	 * (the migration scenario then skips: nowhere to migrate to) */
+	{ "CPU%d: failed to come online", KR_ERROR, "CPU bring-up failed", 0 },
 	/* mm/oom_kill.c dump_header() and out_of_memory() */
 	{ " invoked oom-killer: ", KR_ERROR, "out of memory", 0 },
 	{ "Out of memory", KR_ERROR, "out of memory", 0 },
