@@ -2,8 +2,10 @@
 # The other side of the report table: the real console of a clean boot of
 # every cell of arches/ on every tree it builds on, through its default
 # boot path (U-Boot, OpenSBI + U-Boot, SLOF, QEMU's loader), recorded
-# under tests/console/real/<tree>-<variant>-<cell>.log. Each is judged
-# with its tree's FINDINGS.md and must be PASS: a key of
+# under tests/console/real/<tree>-<variant>-<cell>.log, and the same
+# kernels booted with printk.time=1 (boot.sh --kernel-args; what
+# CONFIG_PRINTK_TIME=y prints) under tests/console/real-printk-time/. Each
+# is judged with its tree's FINDINGS.md and must be PASS: a key of
 # kernel_reports.c that matches a clean console is a false positive.
 
 load helpers
@@ -62,4 +64,17 @@ judge_real() {
 	done
 	printf '%s\n' "${bad[@]}"
 	[ "${#bad[@]}" -eq 0 ]
+}
+
+@test "every real clean console booted with printk.time=1 is PASS" {
+	local log bad=() n=0
+	for log in "$TESTS_DIR"/console/real-printk-time/*.log; do
+		grep -q '^\[ *[0-9]*\.[0-9]*\] ' "$log"
+		judge_real "$log"
+		[ "$status" -eq 0 ] || bad+=("$(basename "$log"): $output")
+		n=$((n + 1))
+	done
+	printf '%s\n' "${bad[@]}"
+	[ "${#bad[@]}" -eq 0 ]
+	[ "$n" -eq "$(find "$REAL" -name '*.log' | wc -l)" ]
 }
