@@ -270,16 +270,40 @@ run_serial() {
 	done
 }
 
-# start_boots LIMIT: boot the built cells of BOOT_QUEUE, oldest first,
-# while fewer than LIMIT boots run.
+# boots_alone TREE VARIANT CELL: may no other guest boot beside this one
+# (qemu.alone in arches/<cell>.yaml)?
+boots_alone() {
+	nmx env --tree "$1" --variant "$2" --cell "$3" | grep -qx "NMX_BOOT_ALONE='1'"
+}
+
+# start_boots LIMIT [BUILDING]: boot the built cells of BOOT_QUEUE, oldest
+# first, while fewer than LIMIT boots run. A cell that boots alone waits
+# until no other boot runs and no build is under way (BUILDING: more builds
+# follow), and nothing starts beside it; the cells behind it go on.
 start_boots() {
-	local limit=$1 tree variant cell
-	while [ "${#BOOT_QUEUE[@]}" -gt 0 ] && [ "$(jobs -rp | wc -l)" -lt "$limit" ]; do
-		read -r tree variant cell <<<"${BOOT_QUEUE[0]}"
-		BOOT_QUEUE=("${BOOT_QUEUE[@]:1}")
-		in_group boot_cell "$RUN_ID" "$tree" "$variant" "$cell"
+	local limit=$1 building=${2:-} line tree variant cell running
+	local -a later=()
+	for line in "${BOOT_QUEUE[@]}"; do
+		running=$(jobs -rp | wc -l)
+		if [ "$running" -ge "$limit" ] ||
+			{ [ -n "$ALONE_PID" ] && jobs -rp | grep -qx "$ALONE_PID"; }; then
+			later+=("$line")
+			continue
+		fi
+		read -r tree variant cell <<<"$line"
+		if boots_alone "$tree" "$variant" "$cell"; then
+			if [ "$running" -gt 0 ] || [ -n "$building" ]; then
+				later+=("$line")
+				continue
+			fi
+			in_group boot_cell "$RUN_ID" "$tree" "$variant" "$cell"
+			ALONE_PID=$!
+		else
+			in_group boot_cell "$RUN_ID" "$tree" "$variant" "$cell"
+		fi
 		CELL_PIDS+=("$!")
 	done
+	BOOT_QUEUE=("${later[@]}")
 }
 
 # The run's cells with -j N: the kernels one at a time (each build takes
@@ -304,6 +328,7 @@ run_parallel() {
 		progress "up to $beside boot(s) beside a build (make -j$NMX_MAKE_JOBS)"
 	fi
 	BOOT_QUEUE=()
+	ALONE_PID=''
 	for line in "$@"; do
 		read -r tree variant cell <<<"$line"
 		in_group build_cell "$RUN_ID" "$tree" "$variant" "$cell"
@@ -312,7 +337,7 @@ run_parallel() {
 		if wait "$build_pid"; then
 			BOOT_QUEUE+=("$line")
 		fi
-		start_boots "$beside"
+		start_boots "$beside" building
 	done
 	while [ "${#BOOT_QUEUE[@]}" -gt 0 ]; do
 		start_boots "$JOBS"

@@ -250,3 +250,8 @@ expect() {
 	judge_case riscv64-cpu-offline-6.1
 	expect TEST_FAIL 'kernel reported CPU bring-up failed: "CPU1: failed to come online"'
 }
+
+@test "the set_graph_notrace selftest failed (riscv64-graph-notrace-selftest-beside-6.12, a real 6.12 boot): TEST_FAIL, quoted" {
+	judge_case riscv64-graph-notrace-selftest-beside-6.12
+	expect TEST_FAIL 'kernel reported tracer startup selftest failed: "Testing set_graph_notrace: FAILED! (pruned 0, below 0, after 0, error -22)"'
+}

@@ -157,6 +157,39 @@ most_at_once() {
 	[[ "$output" == *"NMX_BOOTS_BESIDE_BUILD=many: a number of boots"* ]]
 }
 
+# Did a boot of fakeboot2 run beside another boot or a build? 1 if so.
+fakeboot2_not_alone() {
+	awk '/^build-start/ { b = 1 } /^build-end/ { b = 0 }
+		$1 == "start" { n++; if ($3 ~ /\/fakeboot2\//) { alone = $2; if (b) bad = 1 } }
+		$1 == "start" && alone != "" && n > 1 { bad = 1 }
+		$1 == "end" { n--; if ($2 == alone) alone = "" }
+		END { print bad + 0 }' "$SCRATCH/boots"
+}
+
+@test "-j 2 with a cell that boots alone (qemu.alone): nothing boots beside it, nor a build; the others two at a time" {
+	setup_boots
+	sed -i 's/^  console: ttyS0$/&\n  alone: true/' "$SCRATCH/arches/fakeboot2.yaml"
+	NMX_BOOTS_BESIDE_BUILD=0 run "$TOP/matrix.sh" --no-install -j 2
+	[ "$status" -eq 0 ]
+	grep -q 'fakeboot2/boot.log' "$SCRATCH/boots"
+	[ "$(fakeboot2_not_alone)" -eq 0 ]
+	[ "$(most_at_once)" -eq 2 ]
+	[ "$(grep -c ' PASS ' "$NMX_RESULTS/latest/summary.txt")" -eq 3 ]
+	# Boots beside builds: fakeboot2 still waits for the last build.
+	rm "$SCRATCH/boots"
+	export NMX_FAKE_BUILD_TRACE=$SCRATCH/boots NMX_FAKE_BUILD_SECONDS=2
+	NMX_BOOTS_BESIDE_BUILD=1 run "$TOP/matrix.sh" --no-install -j 2
+	[ "$status" -eq 0 ]
+	[ "$(fakeboot2_not_alone)" -eq 0 ]
+	[ "$(grep -c ' PASS ' "$NMX_RESULTS/latest/summary.txt")" -eq 3 ]
+	# The check can fail: without the key, fakeboot2 boots beside the others.
+	sed -i '/^  alone: true$/d' "$SCRATCH/arches/fakeboot2.yaml"
+	rm "$SCRATCH/boots"
+	NMX_BOOTS_BESIDE_BUILD=0 run "$TOP/matrix.sh" --no-install -j 2
+	[ "$status" -eq 0 ]
+	[ "$(fakeboot2_not_alone)" -eq 1 ]
+}
+
 @test "-j 2: SIGTERM during the boots stops them all; --resume finishes the run" {
 	setup_boots
 	export NMX_FAKE_QEMU_SECONDS=30

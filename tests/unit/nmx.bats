@@ -403,3 +403,16 @@ fake_cell() { # dir status-of-configure
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"variant debug: boot_timeout must be a number of seconds"* ]]
 }
+
+@test "qemu.alone reaches the cell's environment; a value that is not a boolean is refused where it stands" {
+	run nmx env --tree linux-6.12 --variant upstream --cell riscv64
+	[[ "$output" == *"NMX_BOOT_ALONE='1'"* ]]
+	run nmx env --tree linux-6.12 --variant upstream --cell arm64
+	[[ "$output" == *"NMX_BOOT_ALONE='0'"* ]]
+	mkdir "$SCRATCH/arches"
+	cp "$TOP"/arches/*.yaml "$SCRATCH/arches/"
+	sed -i "s/^  alone: true$/  alone: sometimes/" "$SCRATCH/arches/riscv64.yaml"
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" env --tree linux-6.12 --variant upstream --cell riscv64
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"riscv64.yaml:"*"'alone' must be true or false"* ]]
+}

@@ -193,7 +193,7 @@ static const char *const cell_keys[] = {
 	"packages", NULL
 };
 static const char *const qemu_keys[] = {
-	"binary", "machine", "console", "tcg", "uboot", NULL
+	"binary", "machine", "console", "tcg", "alone", "uboot", NULL
 };
 static const char *const uboot_keys[] = {
 	"firmware", "firmware_arg", "kernel_load", "kernel_addr", "ramdisk_addr",
@@ -397,6 +397,7 @@ int cell_load(struct cell *c, const char *arches_dir, const char *name)
 	err |= get_list(&y, qemu, "machine", &c->qemu_machine);
 	c->console = need_str(&y, qemu, "console", "qemu", &err);
 	c->qemu_tcg = dup_or_null(ydoc_str(ydoc_get(&y, qemu, "tcg")));
+	err |= get_bool(&y, qemu, "alone", &c->boot_alone);
 	uboot = ydoc_get(&y, qemu, "uboot");
 	if (uboot) {
 		if (ydoc_check_keys(&y, uboot, "qemu.uboot", uboot_keys))

@@ -40,6 +40,7 @@ struct cell {
 	char *qemu_binary;
 	struct strlist qemu_machine;
 	char *qemu_tcg;		/* -accel value under TCG, NULL: "tcg" */
+	int boot_alone;		/* no other guest may boot beside this one */
 	/* Boot through U-Boot (qemu.uboot), or NULL firmware: QEMU's loader only */
 	char *uboot_firmware;	/* Debian's u-boot-qemu binary */
 	char *uboot_firmware_arg;	/* given to QEMU as -bios or -kernel */
