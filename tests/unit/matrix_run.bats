@@ -169,18 +169,20 @@ fakeboot2_not_alone() {
 @test "-j 2 with a cell that boots alone (qemu.alone): nothing boots beside it, nor a build; the others two at a time" {
 	setup_boots
 	sed -i 's/^  console: ttyS0$/&\n  alone: true/' "$SCRATCH/arches/fakeboot2.yaml"
-	NMX_BOOTS_BESIDE_BUILD=0 run "$TOP/matrix.sh" --no-install -j 2
+	# Boots beside builds (the first run builds): fakeboot2 waits for the last build.
+	NMX_FAKE_BUILD_TRACE=$SCRATCH/boots NMX_FAKE_BUILD_SECONDS=2 NMX_BOOTS_BESIDE_BUILD=1 \
+		run "$TOP/matrix.sh" --no-install -j 2
 	[ "$status" -eq 0 ]
+	grep -q '^build-end' "$SCRATCH/boots"
 	grep -q 'fakeboot2/boot.log' "$SCRATCH/boots"
 	[ "$(fakeboot2_not_alone)" -eq 0 ]
-	[ "$(most_at_once)" -eq 2 ]
 	[ "$(grep -c ' PASS ' "$NMX_RESULTS/latest/summary.txt")" -eq 3 ]
-	# Boots beside builds: fakeboot2 still waits for the last build.
+	# Two boots at a time, none beside fakeboot2.
 	rm "$SCRATCH/boots"
-	export NMX_FAKE_BUILD_TRACE=$SCRATCH/boots NMX_FAKE_BUILD_SECONDS=2
-	NMX_BOOTS_BESIDE_BUILD=1 run "$TOP/matrix.sh" --no-install -j 2
+	NMX_BOOTS_BESIDE_BUILD=0 run "$TOP/matrix.sh" --no-install -j 2
 	[ "$status" -eq 0 ]
 	[ "$(fakeboot2_not_alone)" -eq 0 ]
+	[ "$(most_at_once)" -eq 2 ]
 	[ "$(grep -c ' PASS ' "$NMX_RESULTS/latest/summary.txt")" -eq 3 ]
 	# The check can fail: without the key, fakeboot2 boots beside the others.
 	sed -i '/^  alone: true$/d' "$SCRATCH/arches/fakeboot2.yaml"
