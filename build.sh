@@ -273,7 +273,11 @@ stage_prepare() {
 	else
 		need_tools git tar xz dpkg-query
 		[ -r "$NMX_TREE_TARBALL" ] ||
-			fail prepare INFRA_FAIL 0 "$NMX_TREE_TARBALL missing (apt-get install $NMX_TREE_PACKAGE)"
+			fail prepare INFRA_FAIL 0 "$NMX_TREE_TARBALL missing ($(if [ -n "$NMX_TREE_SUITE" ]; then
+				echo "scripts/fetch-deb.sh --refresh $NMX_TREE_SUITE $NMX_TREE_PACKAGE"
+			else
+				echo "apt-get install $NMX_TREE_PACKAGE"
+			fi))"
 		ensure_pristine >>"$LOG" 2>&1 || fail prepare INFRA_FAIL "$(seconds_since "$t0")" "cannot unpack the tree (see build.log)"
 	fi
 	# A worktree of an earlier pristine copy (unpacked again since) is gone.
@@ -551,7 +555,7 @@ record_environment() {
 	record_meta "$CELL_DIR" variant "$NMX_VARIANT"
 	record_meta "$CELL_DIR" description "$NMX_DESCRIPTION"
 	record_meta "$CELL_DIR" kbuild_arch "$NMX_ARCH"
-	record_meta "$CELL_DIR" tree_package "${NMX_TREE_PACKAGE:-local checkout} $PKG_VERSION"
+	record_meta "$CELL_DIR" tree_package "${NMX_TREE_PACKAGE:-local checkout} $PKG_VERSION${NMX_TREE_SUITE:+ (Debian $NMX_TREE_SUITE)}"
 	record_meta "$CELL_DIR" compiler "$("${NMX_CROSS_COMPILE}gcc" --version 2>/dev/null | head -n 1)"
 	record_meta "$CELL_DIR" series "$(variant_patches | xargs -r -n1 basename | paste -sd' ' -)"
 	record_meta "$CELL_DIR" series_subjects "$(variant_patches | while read -r p; do patch_subject "$p"; done | paste -sd'|' -)"
@@ -586,6 +590,17 @@ main() {
 	if [ -n "$NMX_TREE_SOURCE" ]; then
 		PKG_VERSION="$NMX_TREE_VERSION, $NMX_TREE_SOURCE: $(local_state)"
 		PRISTINE=$NMX_CACHE/src/local-$(local_key)
+	elif [ -n "$NMX_TREE_SUITE" ]; then
+		# Another suite's package, in the cache (downloaded the first time).
+		local pkg_dir
+		pkg_dir=$(suite_package_dir "$NMX_TREE_SUITE" "$NMX_TREE_PACKAGE")
+		if [ ! -s "$pkg_dir/VERSION" ]; then
+			"$NMX_TOP/scripts/fetch-deb.sh" "$NMX_TREE_SUITE" "$NMX_TREE_PACKAGE" >>"$LOG" 2>&1 ||
+				fail prepare INFRA_FAIL 0 "$NMX_TREE_PACKAGE not fetched from Debian $NMX_TREE_SUITE: $(tail -n 1 "$LOG")"
+		fi
+		NMX_TREE_TARBALL=$pkg_dir/root$NMX_TREE_TARBALL
+		PKG_VERSION=$(cat "$pkg_dir/VERSION")
+		PRISTINE=$NMX_CACHE/src/${NMX_TREE_PACKAGE}_$PKG_VERSION
 	else
 		PKG_VERSION=$(dpkg-query -W -f='${Version}' "$NMX_TREE_PACKAGE" 2>/dev/null || echo unknown)
 		PRISTINE=$NMX_CACHE/src/${NMX_TREE_PACKAGE}_$PKG_VERSION

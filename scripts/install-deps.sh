@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Install the Debian packages notrace-matrix needs, only those missing:
-# the project's own, then what each cell of arches/ names (nmx deps: its
-# cross compiler, QEMU, firmware, and the architectures of the guests'
-# busybox-static).
+# the project's own, then what the trees and cells name (nmx deps: each
+# tree's linux-source, each cell's cross compiler, QEMU, firmware, and the
+# architectures of the guests' busybox-static). A tree's linux-source from
+# another Debian suite (linux-7.2: unstable) is downloaded and unpacked into
+# the cache (scripts/fetch-deb.sh), never installed.
 set -euo pipefail
 
 packages=(
-	# the kernel tree and what building it takes
-	linux-source-6.1 linux-source-6.12 make gcc bc bison flex libssl-dev libelf-dev cpio
-	xz-utils git ccache kmod file
+	# what building a kernel tree takes (the trees themselves: nmx deps),
+	# and what fetching one from another suite does (apt, dpkg-deb, the keyring)
+	make gcc binutils bc bison flex libssl-dev libelf-dev cpio
+	xz-utils git ccache kmod file debian-archive-keyring
 	# host tools and their tests
 	libyaml-dev libjansson-dev shellcheck bats python3-ply
 	# scripts/fuzz.sh: libFuzzer, ASan and UBSan
@@ -89,20 +92,25 @@ install_missing() {
 }
 
 main() {
-	local kind name deps
-	local -a cell_packages=() busybox_archs=()
+	local kind name suite suite_name deps
+	local -a cell_packages=() busybox_archs=() suite_packages=()
 	install_missing -- "${packages[@]}"
 	install_missing --no-recommends -- "${lava_packages[@]}"
 	# nmx reads the cells' needs from arches/ (it needs the packages above).
 	make -s -C "$NMX_TOP/tools/nmx" >&2
 	deps=$(nmx deps)
-	while read -r kind name; do
+	while read -r kind name suite_name; do
 		case $kind in
 		package) cell_packages+=("$name") ;;
 		busybox-arch) busybox_archs+=("$name") ;;
+		# "suite-package SUITE PACKAGE"
+		suite-package) suite_packages+=("$name $suite_name") ;;
 		esac
 	done <<<"$deps"
 	install_missing --archs "${busybox_archs[@]}" -- "${cell_packages[@]}"
+	for suite in "${suite_packages[@]}"; do
+		"$NMX_TOP/scripts/fetch-deb.sh" "${suite%% *}" "${suite#* }"
+	done
 	install_gitlab_ci_local
 }
 

@@ -35,6 +35,12 @@ last_seconds() {
 	awk -F'\t' -v s="$3" '$1 == s && $2 == "ok" { printf "%d\n", $3 + 0.5; exit }' "$f"
 }
 
+# suite_package_dir SUITE PACKAGE: where scripts/fetch-deb.sh unpacks a
+# package of another Debian suite (a tree's linux-source): root/, VERSION.
+suite_package_dir() {
+	printf '%s\n' "$NMX_CACHE/debian/$1/$2"
+}
+
 # package_of TOOL: the Debian package that provides it, for the messages
 # that say what to install.
 package_of() {

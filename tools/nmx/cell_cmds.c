@@ -274,6 +274,7 @@ int cmd_env(int argc, char **argv)
 	sh_var("NMX_TREE", t->name);
 	sh_var("NMX_TREE_PACKAGE", t->package);
 	sh_var("NMX_TREE_TARBALL", t->tarball);
+	sh_var("NMX_TREE_SUITE", t->suite);
 	sh_var("NMX_TREE_SOURCE", t->source);
 	sh_var("NMX_TREE_VERSION", t->version);
 	sh_var("NMX_SERIES_DIR", t->series);
@@ -310,13 +311,17 @@ free_matrix:
 /* ---- deps ------------------------------------------------------------- */
 
 /*
- * What every cell under arches/ needs from Debian, for install-deps.sh:
- * "package NAME" lines (each once) and "busybox-arch ARCH" lines (the
- * architectures whose busybox-static the guests take).
+ * What the trees of matrix.yaml and every cell under arches/ need from
+ * Debian, for install-deps.sh: "package NAME" lines (each once; a tree's
+ * source package of this machine's release among them), "suite-package
+ * SUITE NAME" lines (a tree's source package from another suite, to be
+ * downloaded into the cache, never installed) and "busybox-arch ARCH"
+ * lines (the architectures whose busybox-static the guests take).
  */
 int cmd_deps(int argc, char **argv)
 {
 	struct strlist names = { 0 }, packages = { 0 }, archs = { 0 };
+	struct matrix m;
 	size_t i, k;
 	int err = 0;
 
@@ -324,6 +329,19 @@ int cmd_deps(int argc, char **argv)
 		fprintf(stderr, "usage: nmx deps\n");
 		return EXIT_INFRA;
 	}
+	if (load_matrix(&m))
+		return EXIT_INFRA;
+	for (i = 0; i < m.nr_trees; i++) {
+		const struct tree *t = &m.trees[i];
+
+		if (!t->package)
+			continue;
+		if (t->suite)
+			printf("suite-package %s %s\n", t->suite, t->package);
+		else if (!strlist_has(&packages, t->package))
+			strlist_add(&packages, t->package);
+	}
+	matrix_free(&m);
 	if (cell_names(arches_dir, &names))
 		return EXIT_INFRA;
 	for (i = 0; i < names.n && !err; i++) {

@@ -527,7 +527,7 @@ void cell_free(struct cell *c)
 static const char *const matrix_keys[] = { "trees", "run", "sets", NULL };
 static const char *const group_keys[] = { "trees", "variants", "cells", NULL };
 static const char *const tree_keys[] = {
-	"package", "tarball", "version", "series", "variants", NULL
+	"package", "suite", "tarball", "version", "series", "variants", NULL
 };
 /* A number of seconds (1 to 86399) at @n into *@out; absent: unchanged. */
 static int get_seconds(yaml_node_t *n, int *out)
@@ -554,6 +554,18 @@ static const char *const run_keys[] = {
 	"trees", "variants", "cells", "kconfig", "boot_timeout", NULL
 };
 
+/* A suite's name goes into a path and an apt source line: keep it plain. */
+static int valid_suite(const char *s)
+{
+	if (!*s || strlen(s) > 32)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+		      *s == '-'))
+			return 0;
+	return 1;
+}
+
 static int load_tree(struct ydoc *y, yaml_node_t *key, yaml_node_t *val,
 		     struct tree *t)
 {
@@ -566,6 +578,12 @@ static int load_tree(struct ydoc *y, yaml_node_t *key, yaml_node_t *val,
 		return -1;
 	t->package = need_str(y, val, "package", "a tree", &err);
 	t->tarball = need_str(y, val, "tarball", "a tree", &err);
+	t->suite = dup_or_null(ydoc_str(ydoc_get(y, val, "suite")));
+	if (t->suite && !valid_suite(t->suite)) {
+		fprintf(stderr, "%s:%d: tree %s: suite '%s' is not a Debian suite name (lower-case letters, digits and -)\n",
+			y->path, ydoc_line(val), t->name, t->suite);
+		err = -1;
+	}
 	t->series = need_str(y, val, "series", "a tree", &err);
 	t->version = dup_or_null(ydoc_str(ydoc_get(y, val, "version")));
 	vars = ydoc_get(y, val, "variants");
@@ -798,6 +816,7 @@ void matrix_free(struct matrix *m)
 		free(t->name);
 		free(t->package);
 		free(t->tarball);
+		free(t->suite);
 		free(t->source);
 		free(t->version);
 		free(t->series);

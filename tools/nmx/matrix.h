@@ -108,6 +108,13 @@ struct tree {
 	char *name;
 	char *package;		/* NULL for a local checkout */
 	char *tarball;		/* NULL for a local checkout */
+	/*
+	 * The Debian suite the package comes from when it is not this
+	 * machine's release ("unstable"), or NULL: installed with apt. Such a
+	 * package is downloaded and unpacked into the cache, never installed;
+	 * tarball is then its path inside the package.
+	 */
+	char *suite;
 	char *source;		/* a local checkout's directory, or NULL */
 	char *version;		/* "6.12": the kernel the series is for, or NULL */
 	char *series;		/* directory, relative to the repository */
