@@ -588,7 +588,7 @@ main() {
 	CELL_DIR=$(cd "$CELL_DIR" && pwd)
 	LOG=$CELL_DIR/build.log
 	if [ -n "$NMX_TREE_SOURCE" ]; then
-		PKG_VERSION="$NMX_TREE_VERSION, $NMX_TREE_SOURCE: $(local_state)"
+		PKG_VERSION="$NMX_TREE_VERSION, $NMX_TREE_SOURCE: $(local_state), the series of $NMX_SERIES_OF"
 		PRISTINE=$NMX_CACHE/src/local-$(local_key)
 	elif [ -n "$NMX_TREE_SUITE" ]; then
 		# Another suite's package, in the cache (downloaded the first time).

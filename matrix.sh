@@ -396,7 +396,7 @@ on_signal() {
 
 main() {
 	local install=1 resume='' rc=0 tree variant cell previous line patches=''
-	local local_dir='' series='' shard='' merge=''
+	local local_dir='' series='' shard='' merge='' newest
 	local -a shards=() todo=()
 	# Boots at a time (-j): as many as cores, each TCG guest taking one.
 	JOBS=${NMX_JOBS:-$(nproc)}
@@ -510,6 +510,11 @@ main() {
 			export NMX_PATCHES=$RUN_DIR/patches
 			import_patches "$patches" "$NMX_PATCHES" || { rm -rf "$RUN_DIR"; exit 2; }
 			select+=(--variant upstream --variant patched)
+			# A mainline patch applies to the newest tree; older ones when named.
+			if [ -z "$local_dir" ] && [[ " ${select[*]} " != *" --tree "* ]]; then
+				newest=$(nmx trees --newest) || { rm -rf "$RUN_DIR"; exit 2; }
+				select+=(--tree "$newest")
+			fi
 		fi
 		if ! mapfile -t plan < <(nmx cells "${select[@]}") || [ "${#plan[@]}" -eq 0 ]; then
 			rm -rf "$RUN_DIR"

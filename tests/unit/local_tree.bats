@@ -92,10 +92,12 @@ run_dir() {
 	run "$TOP/matrix.sh" --no-install --tree "$SCRATCH/notakernel"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"$SCRATCH/notakernel is not a kernel tree (no Makefile with VERSION, PATCHLEVEL and SUBLEVEL)"* ]]
+	# Between two series: neither is taken.
 	sed -i 's/^VERSION = 0$/VERSION = 9/' "$SCRATCH/mine/Makefile"
+	sed -i '0,/^    package: nmx-fake-package$/!s/^    package: nmx-fake-package$/&\n    version: "9.5"/' "$NMX_MATRIX"
 	run "$TOP/matrix.sh" --no-install --tree "$SCRATCH/mine"
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"is Linux 9.0.1; no series is for it. Series: fake-good (0.0) fake-bad (no version). Name one with --series TREE."* ]]
+	[[ "$output" == *"is Linux 9.0.1; no series is for it. Series: fake-good (0.0) fake-bad (9.5). Name one with --series TREE."* ]]
 	run "$TOP/matrix.sh" --no-install --series fake-good
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--series names the series for a --tree DIR; there is none"* ]]
@@ -104,4 +106,39 @@ run_dir() {
 	run "$TOP/matrix.sh" --no-install --tree "$SCRATCH/mine" --series fake-good
 	[ "$status" -eq 0 ]
 	grep -q '"status": "PASS"' "$(run_dir)/local-upstream/fakeboot/result.json"
+}
+
+@test "--tree DIR newer than every series (a mainline checkout, 7.4): the newest series, said in the first lines and the report; a hunk that does not apply is PATCH_FAIL" {
+	setup_checkout git
+	sed -i 's/^VERSION = 0$/VERSION = 7/; s/^PATCHLEVEL = 0$/PATCHLEVEL = 4/; s/^SUBLEVEL = 1$/SUBLEVEL = 0/' \
+		"$SCRATCH/mine/Makefile"
+	run "$TOP/matrix.sh" --no-install --tree "$SCRATCH/mine"
+	[ "$status" -eq 0 ]
+	[[ "$(head -n 3 <<<"$output")" == *"is Linux 7.4.0: the series of fake-good ($TESTS_DIR/fake-tree/series-good), the newest series, older than the checkout"* ]]
+	grep -q "^tree_package	local checkout 7.4.0, $SCRATCH/mine: .*, the series of fake-good$" \
+		"$(run_dir)/local-upstream/fakeboot/meta.tsv"
+	grep -q 'the series of fake-good' "$(run_dir)/report.md"
+	grep -q 'three lines, patched' "$NMX_CACHE/work/local-upstream/src/README"
+	# The series' patch does not apply to this newer tree: PATCH_FAIL, not a refusal.
+	printf 'A mainline tree.\nIts README moved on.\n' >"$SCRATCH/mine/README"
+	run "$TOP/matrix.sh" --no-install --tree "$SCRATCH/mine"
+	[ "$status" -eq 1 ]
+	grep -q '"status": "PATCH_FAIL"' "$(run_dir)/local-upstream/fakeboot/result.json"
+	grep -q 'README' "$(run_dir)/local-upstream/fakeboot/build.log"
+}
+
+@test "--patches without --tree runs on the newest tree; an older one when named" {
+	setup_boot
+	sed -i '0,/^    package: nmx-fake-package$/s//&\n    version: "0.0"/' "$NMX_MATRIX"
+	sed -i '0,/^    package: nmx-fake-package$/!s/^    package: nmx-fake-package$/&\n    version: "7.2"/' "$NMX_MATRIX"
+	run "$NMX" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" trees --newest
+	[ "$output" = fake-bad ]
+	console_diff clean-pass-arm64.log failed-subtest.log >"$SCRATCH/break.diff"
+	run "$TOP/matrix.sh" --no-install --patches "$SCRATCH/break.diff"
+	run cut -d' ' -f1 "$(run_dir)/plan.tsv"
+	[ "$(sort -u <<<"$output")" = fake-bad ]
+	run "$TOP/matrix.sh" --no-install --patches "$SCRATCH/break.diff" --tree fake-good
+	[ "$status" -eq 1 ]
+	run cut -d' ' -f1 "$(run_dir)/plan.tsv"
+	[ "$(sort -u <<<"$output")" = fake-good ]
 }

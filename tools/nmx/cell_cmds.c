@@ -228,18 +228,36 @@ int cmd_plan(int argc, char **argv)
 int cmd_trees(int argc, char **argv)
 {
 	struct matrix m;
+	const struct tree *newest;
 	size_t i;
 
-	if (argc > 1) {
-		fprintf(stderr, "usage: nmx trees\n");
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "--newest"))) {
+		fprintf(stderr, "usage: nmx trees [--newest]\n");
 		return EXIT_INFRA;
 	}
 	if (load_matrix(&m))
 		return EXIT_INFRA;
-	for (i = 0; i < m.nr_trees; i++)
-		printf("%s %s %s\n", m.trees[i].name, m.trees[i].series,
-		       m.trees[i].package ? m.trees[i].package :
-		       m.trees[i].source);
+	if (argc == 2) {
+		/* What a mainline patch applies to: --patches' default. */
+		newest = matrix_newest_tree(&m);
+		if (newest)
+			printf("%s\n", newest->name);
+		else
+			fprintf(stderr, "nmx: no tree of matrix.yaml names its version\n");
+		matrix_free(&m);
+		return newest ? EXIT_PASS : EXIT_INFRA;
+	}
+	for (i = 0; i < m.nr_trees; i++) {
+		const struct tree *t = &m.trees[i];
+
+		printf("%s %s %s\n", t->name, t->series,
+		       t->package ? t->package : t->source);
+		/* Said once per run (matrix.sh), where the user looks. */
+		if (t->series_of)
+			fprintf(stderr, "nmx: %s is Linux %s: the series of %s (%s), %s\n",
+				t->source, t->version, t->series_of, t->series,
+				t->series_why);
+	}
 	matrix_free(&m);
 	return EXIT_PASS;
 }
@@ -276,6 +294,7 @@ int cmd_env(int argc, char **argv)
 	sh_var("NMX_TREE_TARBALL", t->tarball);
 	sh_var("NMX_TREE_SUITE", t->suite);
 	sh_var("NMX_TREE_SOURCE", t->source);
+	sh_var("NMX_SERIES_OF", t->series_of);
 	sh_var("NMX_TREE_VERSION", t->version);
 	sh_var("NMX_SERIES_DIR", t->series);
 	sh_var("NMX_VARIANT", v->name);

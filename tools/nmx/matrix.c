@@ -817,6 +817,8 @@ void matrix_free(struct matrix *m)
 		free(t->package);
 		free(t->tarball);
 		free(t->suite);
+		free(t->series_of);
+		free(t->series_why);
 		free(t->source);
 		free(t->version);
 		free(t->series);
@@ -928,12 +930,50 @@ static int kernel_version(const char *dir, char *out, size_t size)
 	return 0;
 }
 
+/* "7.4" of "7.4.0" into @buf. */
+static const char *major_minor(const char *version, char *buf, size_t size)
+{
+	const char *dot = strchr(version, '.');
+	size_t n = dot ? strcspn(dot + 1, ".-") + (size_t)(dot + 1 - version)
+		       : strlen(version);
+
+	snprintf(buf, size, "%.*s", (int)n, version);
+	return buf;
+}
+
+const struct tree *matrix_newest_tree(const struct matrix *m)
+{
+	const struct tree *best = NULL;
+	long best_n = -1, n;
+	size_t i;
+
+	for (i = 0; i < m->nr_trees; i++) {
+		if (!m->trees[i].version || m->trees[i].source)
+			continue;
+		n = version_number(m->trees[i].version);
+		if (n > best_n) {
+			best_n = n;
+			best = &m->trees[i];
+		}
+	}
+	return best;
+}
+
+/* The highest version a tree's series is for, or -1. */
+static long newest_series(const struct matrix *m)
+{
+	const struct tree *t = matrix_newest_tree(m);
+
+	return t ? version_number(t->version) : -1;
+}
+
 int matrix_add_local_tree(struct matrix *m, const char *name, const char *dir,
 			  const char *series_of)
 {
-	char version[64], *abs;
+	char version[64], mm[64], *abs;
 	struct tree *base = NULL, *t;
 	size_t i, k, bi;
+	int newer = 0;
 
 	if (kernel_version(dir, version, sizeof(version))) {
 		fprintf(stderr, "nmx: %s is not a kernel tree (no Makefile with VERSION, PATCHLEVEL and SUBLEVEL)\n",
@@ -965,6 +1005,28 @@ int matrix_add_local_tree(struct matrix *m, const char *name, const char *dir,
 			}
 			base = &m->trees[i];
 		}
+		/*
+		 * Newer than every series (mainline, linux-next): the newest
+		 * series not newer than it, whose patches may or may not
+		 * apply (PATCH_FAIL says which hunk did not).
+		 */
+		if (!base) {
+			long have = version_number(major_minor(version, mm, sizeof(mm)));
+			long best = -1;
+
+			for (i = 0; i < m->nr_trees; i++) {
+				const char *v = m->trees[i].version;
+				long n = v ? version_number(v) : -1;
+
+				if (n >= 0 && n <= have && n > best && !m->trees[i].source) {
+					best = n;
+					base = &m->trees[i];
+				}
+			}
+			if (base && best < newest_series(m))
+				base = NULL;	/* older than the newest: ambiguous */
+			newer = base != NULL;
+		}
 		if (!base) {
 			fprintf(stderr, "nmx: %s is Linux %s; no series is for it. Series:",
 				dir, version);
@@ -990,6 +1052,10 @@ int matrix_add_local_tree(struct matrix *m, const char *name, const char *dir,
 	t->source = abs;
 	t->version = strdup(version);
 	t->series = strdup(base->series);
+	t->series_of = strdup(base->name);
+	t->series_why = strdup(series_of ? "named with --series" :
+			       newer ? "the newest series, older than the checkout" :
+			       "the series for its version");
 	t->variants = calloc(base->nr_variants, sizeof(*t->variants));
 	t->nr_variants = base->nr_variants;
 	for (i = 0; i < base->nr_variants; i++) {

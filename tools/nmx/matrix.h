@@ -116,6 +116,8 @@ struct tree {
 	 */
 	char *suite;
 	char *source;		/* a local checkout's directory, or NULL */
+	/* A local checkout's: the tree whose series it takes, and why. */
+	char *series_of, *series_why;
 	char *version;		/* "6.12": the kernel the series is for, or NULL */
 	char *series;		/* directory, relative to the repository */
 	struct variant *variants;
@@ -154,6 +156,8 @@ struct matrix {
 
 int matrix_load(struct matrix *m, const char *path, const char *arches_dir);
 void matrix_free(struct matrix *m);
+/* The tree (not a local checkout) of the highest version, or NULL. */
+const struct tree *matrix_newest_tree(const struct matrix *m);
 struct tree *matrix_tree(struct matrix *m, const char *name);
 struct variant *tree_variant(struct tree *t, const char *name);
 struct cell_set *matrix_set(struct matrix *m, const char *name);
