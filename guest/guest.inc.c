@@ -9,6 +9,15 @@
 
 #include "fgraph.h"
 
+/*
+ * nolibc's raw system call macros: my_syscallN up to 6.x, renamed
+ * __nolibc_syscallN by 7.2. The guest builds against each tree's own.
+ */
+#if !defined(my_syscall1) && defined(__nolibc_syscall1)
+#define my_syscall1 __nolibc_syscall1
+#define my_syscall3 __nolibc_syscall3
+#endif
+
 #define TRACEFS "/tracing/"
 /* Captures taken again when an interrupt lands in the traced window. */
 #define ATTEMPTS 5

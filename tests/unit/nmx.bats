@@ -96,11 +96,30 @@ arches_arm64_from_6_12() {
 	[ "$output" = 0 ]
 	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" cells --tree linux-6.1 --cell arm64
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"cell arm64 needs kernel 6.12 or later (guest.min_kernel in its arch file); tree linux-6.1 is 6.1"* ]]
+	[[ "$output" == *"cell arm64 builds on kernels 6.12 to any (guest.min_kernel, guest.max_kernel in its arch file); tree linux-6.1 is 6.1"* ]]
 	sed -i 's/min_kernel: "6.12"/min_kernel: "six"/' "$SCRATCH/arches/arm64.yaml"
 	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" cells --cell arm64
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"arm64.yaml:"*"guest.min_kernel is a kernel version such as \"6.12\", not 'six'"* ]]
+}
+
+@test "guest.max_kernel: arm64-be (BROKEN from 7.2) is left out of linux-7.2, and asking for it there is an error" {
+	run nmx cells --set all
+	[ "$status" -eq 0 ]
+	run nmx cells --tree linux-7.2 --variant upstream
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"linux-7.2 upstream arm64"* ]]
+	[[ "$output" != *"arm64-be"* ]]
+	run nmx cells --tree linux-6.12 --variant upstream --cell arm64-be
+	[ "$output" = "linux-6.12 upstream arm64-be" ]
+	run nmx cells --tree linux-7.2 --cell arm64-be
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"cell arm64-be builds on kernels any to 6.12 (guest.min_kernel, guest.max_kernel in its arch file); tree linux-7.2 is 7.2"* ]]
+	cp -r "$TOP/arches" "$SCRATCH/arches"
+	sed -i 's/max_kernel: "6.12"/max_kernel: latest/' "$SCRATCH/arches/arm64-be.yaml"
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" cells --set all
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"arm64-be.yaml:"*"guest.max_kernel is a kernel version such as \"6.12\", not 'latest'"* ]]
 }
 
 @test "kconfig_since: symbols asked for from a kernel version on; the fragment needs --tree then" {

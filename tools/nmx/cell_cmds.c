@@ -101,8 +101,11 @@ static int select_cells(struct matrix *m, const struct strlist *trees_named,
 		for (k = 0; k < cells->n; k++)
 			if (tree_named && cell_named &&
 			    !cell_runs_on(&c[k], t->version)) {
-				fprintf(stderr, "nmx: cell %s needs kernel %s or later (guest.min_kernel in its arch file); tree %s is %s\n",
-					c[k].name, c[k].min_kernel, t->name, t->version);
+				fprintf(stderr, "nmx: cell %s builds on kernels %s to %s (guest.min_kernel, guest.max_kernel in its arch file); tree %s is %s\n",
+					c[k].name,
+					c[k].min_kernel ? c[k].min_kernel : "any",
+					c[k].max_kernel ? c[k].max_kernel : "any",
+					t->name, t->version);
 				err = -1;
 			}
 	}

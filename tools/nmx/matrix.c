@@ -201,7 +201,7 @@ static const char *const uboot_keys[] = {
 };
 static const char *const guest_keys[] = {
 	"cflags", "uname_machine", "endian", "fault_root", "fault_trigger",
-	"poweroff", "bl_switcher", "busybox", "min_kernel", NULL
+	"poweroff", "bl_switcher", "busybox", "min_kernel", "max_kernel", NULL
 };
 
 /* "6.12" as a number to compare: major * 1000 + minor; -1 if malformed. */
@@ -227,8 +227,11 @@ int version_at_least(const char *version, const char *since)
 
 int cell_runs_on(const struct cell *c, const char *version)
 {
-	return !c->min_kernel || !version ||
-	       version_at_least(version, c->min_kernel);
+	if (!version)
+		return 1;
+	return (!c->min_kernel || version_at_least(version, c->min_kernel)) &&
+	       (!c->max_kernel ||
+		version_number(version) <= version_number(c->max_kernel));
 }
 
 /*
@@ -459,6 +462,13 @@ int cell_load(struct cell *c, const char *arches_dir, const char *name)
 		err = -1;
 	}
 	c->min_kernel = dup_or_null(s);
+	s = ydoc_str(ydoc_get(&y, guest, "max_kernel"));
+	if (s && version_number(s) < 0) {
+		fprintf(stderr, "%s:%d: guest.max_kernel is a kernel version such as \"6.12\", not '%s'\n",
+			path, ydoc_line(guest), s);
+		err = -1;
+	}
+	c->max_kernel = dup_or_null(s);
 	ydoc_free(&y);
 	if (err)
 		cell_free(c);
@@ -520,6 +530,7 @@ void cell_free(struct cell *c)
 	free(c->fault_trigger);
 	free(c->busybox);
 	free(c->min_kernel);
+	free(c->max_kernel);
 	strlist_free(&c->packages);
 	memset(c, 0, sizeof(*c));
 }

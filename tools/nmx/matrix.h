@@ -61,6 +61,8 @@ struct cell {
 	char *busybox;		/* Debian architecture of busybox-static, or NULL */
 	/* The oldest kernel the guest builds on ("6.12"), or NULL: any */
 	char *min_kernel;
+	/* The newest kernel the cell builds on, or NULL: any (a bound with a reason) */
+	char *max_kernel;
 	/* Debian packages the cell needs (cross compiler, QEMU, firmware) */
 	struct strlist packages;
 };
