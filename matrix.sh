@@ -510,10 +510,11 @@ main() {
 			export NMX_PATCHES=$RUN_DIR/patches
 			import_patches "$patches" "$NMX_PATCHES" || { rm -rf "$RUN_DIR"; exit 2; }
 			select+=(--variant upstream --variant patched)
-			# A mainline patch applies to the newest tree; older ones when named.
+			# A mainline patch applies to the newest tree; older ones when
+			# named (no tree naming its version: the default run's trees).
 			if [ -z "$local_dir" ] && [[ " ${select[*]} " != *" --tree "* ]]; then
 				newest=$(nmx trees --newest) || { rm -rf "$RUN_DIR"; exit 2; }
-				select+=(--tree "$newest")
+				[ -z "$newest" ] || select+=(--tree "$newest")
 			fi
 		fi
 		if ! mapfile -t plan < <(nmx cells "${select[@]}") || [ "${#plan[@]}" -eq 0 ]; then
