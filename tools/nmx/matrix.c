@@ -220,6 +220,21 @@ static long version_number(const char *v)
 	return major * 1000 + minor;
 }
 
+/* guest.KEY, a kernel version ("6.12") or absent (NULL). */
+static int get_version(struct ydoc *y, yaml_node_t *guest, const char *key,
+		       char **out)
+{
+	const char *s = ydoc_str(ydoc_get(y, guest, key));
+
+	*out = dup_or_null(s);
+	if (s && version_number(s) < 0) {
+		fprintf(stderr, "%s:%d: guest.%s is a kernel version such as \"6.12\", not '%s'\n",
+			y->path, ydoc_line(guest), key, s);
+		return -1;
+	}
+	return 0;
+}
+
 int version_at_least(const char *version, const char *since)
 {
 	return version && version_number(version) >= version_number(since);
@@ -455,20 +470,8 @@ int cell_load(struct cell *c, const char *arches_dir, const char *name)
 	} else if (strcmp(s, "none")) {
 		c->busybox = strdup(s);
 	}
-	s = ydoc_str(ydoc_get(&y, guest, "min_kernel"));
-	if (s && version_number(s) < 0) {
-		fprintf(stderr, "%s:%d: guest.min_kernel is a kernel version such as \"6.12\", not '%s'\n",
-			path, ydoc_line(guest), s);
-		err = -1;
-	}
-	c->min_kernel = dup_or_null(s);
-	s = ydoc_str(ydoc_get(&y, guest, "max_kernel"));
-	if (s && version_number(s) < 0) {
-		fprintf(stderr, "%s:%d: guest.max_kernel is a kernel version such as \"6.12\", not '%s'\n",
-			path, ydoc_line(guest), s);
-		err = -1;
-	}
-	c->max_kernel = dup_or_null(s);
+	err |= get_version(&y, guest, "min_kernel", &c->min_kernel);
+	err |= get_version(&y, guest, "max_kernel", &c->max_kernel);
 	ydoc_free(&y);
 	if (err)
 		cell_free(c);
