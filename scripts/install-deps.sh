@@ -29,7 +29,7 @@ lava_packages=(lava-dispatcher)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # gitlab-ci-local runs the generated .gitlab-ci.yml here (tests/unit/
-# gitlab.bats; the README). 4.66.1: later versions crash on Node 20. Into
+# gitlab.bats; docs/ci.md). 4.66.1: later versions crash on Node 20. Into
 # the cache, from the npm registry, as whoever runs this.
 GITLAB_CI_LOCAL_VERSION=4.66.1
 install_gitlab_ci_local() {

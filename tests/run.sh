@@ -57,7 +57,7 @@ unit_tests() {
 }
 
 # The end-to-end run: matrix.yaml's set e2e (every cell once, and both
-# trees and variants on one; README, Performance, for its cost);
+# trees and variants on one; benchmarks/README.md for its cost);
 # NMX_E2E=full: the whole default run, as ./matrix.sh.
 matrix_test() {
 	local rc=0 summary

@@ -37,7 +37,7 @@ int plan_gitlab(struct matrix *m, FILE *f)
 "# artifacts are the cells' result directories, never a build tree. Then\n"
 "# one job, whatever became of the cells, merges the shards into the run\n"
 "# (nmx merge: a lost cell is reported missing) with its summary and\n"
-"# reports. Run it here with gitlab-ci-local (see the README).\n"
+"# reports. Run it here with gitlab-ci-local (see docs/ci.md).\n"
 "\n"
 "stages: [cells, report]\n"
 "\n"
