@@ -973,14 +973,6 @@ const struct tree *matrix_newest_tree(const struct matrix *m)
 	return best;
 }
 
-/* The highest version a tree's series is for, or -1. */
-static long newest_series(const struct matrix *m)
-{
-	const struct tree *t = matrix_newest_tree(m);
-
-	return t ? version_number(t->version) : -1;
-}
-
 int matrix_add_local_tree(struct matrix *m, const char *name, const char *dir,
 			  const char *series_of)
 {
@@ -1025,21 +1017,13 @@ int matrix_add_local_tree(struct matrix *m, const char *name, const char *dir,
 		 * apply (PATCH_FAIL says which hunk did not).
 		 */
 		if (!base) {
-			long have = version_number(major_minor(version, mm, sizeof(mm)));
-			long best = -1;
+			const struct tree *newest = matrix_newest_tree(m);
 
-			for (i = 0; i < m->nr_trees; i++) {
-				const char *v = m->trees[i].version;
-				long n = v ? version_number(v) : -1;
-
-				if (n >= 0 && n <= have && n > best && !m->trees[i].source) {
-					best = n;
-					base = &m->trees[i];
-				}
+			if (newest && version_number(newest->version) <=
+				      version_number(major_minor(version, mm, sizeof(mm)))) {
+				base = &m->trees[newest - m->trees];
+				newer = 1;
 			}
-			if (base && best < newest_series(m))
-				base = NULL;	/* older than the newest: ambiguous */
-			newer = base != NULL;
 		}
 		if (!base) {
 			fprintf(stderr, "nmx: %s is Linux %s; no series is for it. Series:",
