@@ -281,7 +281,7 @@ boots_alone() {
 # until no other boot runs and no build is under way (BUILDING: more builds
 # follow), and nothing starts beside it; the cells behind it go on.
 start_boots() {
-	local limit=$1 building=${2:-} line tree variant cell running
+	local limit=$1 building=${2:-} line tree variant cell running alone
 	local -a later=()
 	for line in "${BOOT_QUEUE[@]}"; do
 		running=$(jobs -rp | wc -l)
@@ -291,17 +291,17 @@ start_boots() {
 			continue
 		fi
 		read -r tree variant cell <<<"$line"
+		alone=''
 		if boots_alone "$tree" "$variant" "$cell"; then
 			if [ "$running" -gt 0 ] || [ -n "$building" ]; then
 				later+=("$line")
 				continue
 			fi
-			in_group boot_cell "$RUN_ID" "$tree" "$variant" "$cell"
-			ALONE_PID=$!
-		else
-			in_group boot_cell "$RUN_ID" "$tree" "$variant" "$cell"
+			alone=1
 		fi
+		in_group boot_cell "$RUN_ID" "$tree" "$variant" "$cell"
 		CELL_PIDS+=("$!")
+		[ -z "$alone" ] || ALONE_PID=$!
 	done
 	BOOT_QUEUE=("${later[@]}")
 }
