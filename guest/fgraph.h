@@ -5,7 +5,7 @@
  * Shared by the guest's PID 1 (built against nolibc) and the host tools
  * (built against glibc), so it uses nothing but a few string functions and
  * caller-provided storage: no allocation, no stdio. The includer provides
- * strcmp() (nolibc.h or <string.h>).
+ * strcmp(), strlen() and memmove() (nolibc.h or <string.h>).
  *
  * A trace line of interest looks like
  *
@@ -304,20 +304,80 @@ static inline int fg_later_sibling(const struct fg_trace *t, const char *name)
 }
 
 /*
- * Index of the first interrupt entry, or -1. Interrupt entry on every
- * architecture of 6.1 starts with irq_enter_rcu() (irq_enter() on older
- * paths), the first traced function when funcgraph-irqs is off.
+ * Interrupt work: what an interrupt that lands in a traced window adds to
+ * it, part of nothing under test. With funcgraph-irqs off, hardirq
+ * context is hidden, but its entry leaves irq_enter_rcu() (irq_enter() on
+ * older paths) where the interrupt landed, and the softirqs run on its way
+ * out are traced in full, rooted at one of these (the softirq roots are
+ * listed too so that the whole of that work can be left out).
  */
+static inline int fg_is_irq_work(const char *name)
+{
+	static const char *const roots[] = {
+		"irq_enter", "irq_enter_rcu", "irq_exit", "irq_exit_rcu",
+		"__irq_exit_rcu", "do_softirq", "__do_softirq",
+		"handle_softirqs", "invoke_softirq", 0
+	};
+	const char *const *r;
+
+	for (r = roots; *r; r++)
+		if (!strcmp(name, *r))
+			return 1;
+	return 0;
+}
+
+/* Index of the first call that is interrupt work, or -1. */
 static inline int fg_first_irq_entry(const struct fg_trace *t)
 {
 	int i;
 
 	for (i = 0; i < t->nr; i++)
-		if (fg_is_call(&t->ev[i]) &&
-		    (!strcmp(t->ev[i].name, "irq_enter_rcu") ||
-		     !strcmp(t->ev[i].name, "irq_enter")))
+		if (fg_is_call(&t->ev[i]) && fg_is_irq_work(t->ev[i].name))
 			return i;
 	return -1;
+}
+
+/*
+ * Drop interrupt work from @canon, a canonical call tree ("name;" a leaf,
+ * "name{...}" a call with its callees), in place: every leaf or subtree
+ * fg_is_irq_work() names. Returns how many were dropped.
+ */
+static inline int fg_drop_irq_work(char *canon)
+{
+	int dropped = 0;
+	char *p = canon;
+
+	while (*p) {
+		char *end = p;
+		char delim;
+		int irq_work;
+
+		while (*end && *end != '{' && *end != ';' && *end != '}')
+			end++;
+		delim = *end;
+		if (end == p || !delim || delim == '}') {
+			p = delim ? end + 1 : end;
+			continue;
+		}
+		*end = '\0';
+		irq_work = fg_is_irq_work(p);
+		*end = delim;
+		if (!irq_work) {
+			p = end + 1;
+			continue;
+		}
+		if (delim == '{') {
+			int open = 1;
+
+			for (end++; *end && open; end++)
+				open += *end == '{' ? 1 : *end == '}' ? -1 : 0;
+		} else {
+			end++;
+		}
+		memmove(p, end, strlen(end) + 1);
+		dropped++;
+	}
+	return dropped;
 }
 
 #endif /* NMX_FGRAPH_H */

@@ -499,38 +499,6 @@ static void test_fork(void)
 }
 
 /*
- * With funcgraph-irqs off, an interrupt leaves one leaf where it landed,
- * irq_enter_rcu() (irq_enter() on older paths): not a call of the code
- * under test. Drop those markers from the canonical form; returns how
- * many there were.
- */
-static int drop_irq_markers(void)
-{
-	static const char *const marks[] = { "irq_enter_rcu;", "irq_enter;" };
-	int dropped = 0;
-	size_t k;
-
-	for (k = 0; k < sizeof(marks) / sizeof(marks[0]); k++) {
-		size_t n = strlen(marks[k]);
-		char *p = canon;
-
-		while (*p) {
-			/* A whole token: at the start or after { ; } */
-			int at_token = p == canon || p[-1] == '{' ||
-				       p[-1] == ';' || p[-1] == '}';
-
-			if (at_token && !strncmp(p, marks[k], n)) {
-				memmove(p, p + n, strlen(p + n) + 1);
-				dropped++;
-			} else {
-				p++;
-			}
-		}
-	}
-	return dropped;
-}
-
-/*
  * A kthread sleeps inside a pruned function while the tracer is switched
  * off and on. @return_while_off: let it return from the pruned function
  * while the tracer is off, with nothing to clear the prune state.
@@ -569,8 +537,8 @@ static void test_sleeper(int return_while_off, const char *name)
 		 * interrupt lands in it: judge the start of the tree only,
 		 * without the marks interrupts leave.
 		 */
-		if (drop_irq_markers())
-			printf("# %s: interrupt marker(s) left out of the comparison\n",
+		if (fg_drop_irq_work(canon))
+			printf("# %s: interrupt work left out of the comparison\n",
 			       label);
 		ok = !strncmp(canon, "fgnt_sleeper_after{fgnt_inner{", 30);
 		if (!ok || strcmp(canon, "fgnt_sleeper_after{fgnt_inner{fgnt_inner_leaf;}}"))
@@ -622,7 +590,7 @@ static void test_reregistered(void)
 			break;
 		}
 		canonicalize(&suite_trace, "fgnt_sleeper_after");
-		drop_irq_markers();
+		fg_drop_irq_work(canon);
 		if (strncmp(canon, "fgnt_sleeper_after{fgnt_inner{", 30)) {
 			printf("# rereg: registration %d after the pruned return: kthread not traced (got %s)\n",
 			       i, *canon ? canon : "(nothing)");

@@ -149,31 +149,13 @@ static void describe(int run)
 }
 
 /*
- * Softirq work that an interrupt happens to run inside the traced window
- * (funcgraph-irqs=0 hides hardirq context only) is not part of the fault
- * path: it lands inside handle_mm_fault() in one run and elsewhere in the
- * next. Such subtrees are left out of the subtree comparison.
+ * Interrupt work lands inside handle_mm_fault() in one run and elsewhere
+ * in the next: it is left out of the subtree comparison.
  */
-static const char *const irq_work_roots[] = {
-	"irq_enter", "irq_enter_rcu", "irq_exit", "irq_exit_rcu",
-	"__irq_exit_rcu", "do_softirq", "__do_softirq", "handle_softirqs",
-	"invoke_softirq", 0
-};
-
-static int is_irq_work_root(const char *name)
-{
-	const char *const *r;
-
-	for (r = irq_work_roots; *r; r++)
-		if (!strcmp(name, *r))
-			return 1;
-	return 0;
-}
-
 static int in_irq_work(const struct fg_trace *t, int i)
 {
 	for (; i >= 0; i = t->ev[i].parent)
-		if (t->ev[i].name && is_irq_work_root(t->ev[i].name))
+		if (t->ev[i].name && fg_is_irq_work(t->ev[i].name))
 			return 1;
 	return 0;
 }

@@ -135,6 +135,30 @@ int main(int argc, char **argv)
 	      t.ev[2].depth == 2 && t.ev[0].end == 4,
 	      "rebased on its first call, it balances from depth 0");
 
+	/*
+	 * 7.2 on 32-bit ARM (arm-biglittle): an interrupt's irq_enter()
+	 * leaf one level too deep, then the softirqs run on its way out.
+	 */
+	t = load(dir, "arm-softirq-after-irq-7.2.txt", 1);
+	sib = fg_first_irq_entry(&t);
+	check(sib == 1 && !strcmp(t.ev[sib].name, "irq_enter") &&
+	      t.ev[2].kind == FG_ENTRY && fg_is_irq_work(t.ev[2].name),
+	      "arm 7.2: irq_enter() and the softirq subtree are interrupt work");
+	{
+		char canon[] = "r{irq_enter_rcu;a{handle_softirqs{x{y;}z;}b;}"
+			       "irq_enter;c;}";
+
+		check(fg_drop_irq_work(canon) == 3 &&
+		      !strcmp(canon, "r{a{b;}c;}"),
+		      "interrupt work dropped from a canonical tree, subtrees whole");
+	}
+	{
+		char canon[] = "r{a{";
+
+		check(fg_drop_irq_work(canon) == 0 && !strcmp(canon, "r{a{"),
+		      "an unclosed canonical tree is left as it is");
+	}
+
 	load(dir, "cpu-column-overflow.txt", 0);	/* frees the last text */
 	printf("1..%d\n", nr_test);
 	return nr_failed ? 1 : 0;
