@@ -464,7 +464,7 @@ stage_guest() {
 	# runs where the cell claims.
 	nmx_argv
 	recorded --stdout "$dir/cell.h" "$CELL_DIR" "${argv[@]}" \
-		guest-header --tree "$NMX_TREE" --cell "$NMX_CELL" ||
+		guest-header --tree "$NMX_TREE" --cell "$NMX_CELL" --src "$NMX_SRC" ||
 		fail guest INFRA_FAIL "$(seconds_since "$t0")" "cannot write the cell's guest header"
 	# PID 1: freestanding, static, the tree's own nolibc.
 	cmd=("$cc" -Os -static -nostdlib -ffreestanding -fno-builtin -fno-stack-protector

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The kernel's own ftracetest, run by Debian's static busybox on cells that
- * have one (none exists for big-endian ARM): the series' fgraph-notrace.tc
- * and the tree's function-graph filter cases. Each case is a KTAP subtest.
+ * have one (none exists for big-endian ARM): every function-graph and
+ * function-filter case of the tree, the series' fgraph-notrace.tc among
+ * them, as nmx guest-header listed them from the tree. Each case is a KTAP
+ * subtest.
  */
 #ifndef NMX_FTRACETEST_H
 #define NMX_FTRACETEST_H
@@ -11,9 +13,10 @@
 
 #define FTRACETEST_LOG "/ftracetest.log"
 
-static const char *const ftracetest_cases[] = {
-	"fgraph-filter", "fgraph-filter-stack", "fgraph-notrace",
-};
+#ifndef NMX_FTRACETEST_CASES
+#error "the cell header lists no ftracetest cases (nmx guest-header --src)"
+#endif
+static const char *const ftracetest_cases[] = { NMX_FTRACETEST_CASES };
 #define FTRACETEST_TESTS ((int)(sizeof(ftracetest_cases) / sizeof(ftracetest_cases[0])))
 
 /*
@@ -55,7 +58,7 @@ static const char *nth_result(const char *log, int n)
 /* Run ftracetest on @cases (" test.d/ftrace/x.tc ..."), output in @log_path. */
 static int ftracetest_sh(const char *cases, const char *log_path)
 {
-	static char cmd[512];
+	static char cmd[2048];
 	char *const envp[] = { "PATH=/bin", "HOME=/", 0 };
 	int status = -1;
 	pid_t pid;
@@ -80,9 +83,46 @@ static int ftracetest_sh(const char *cases, const char *log_path)
 	return status;
 }
 
+/*
+ * "SKIP ftracetest says UNSUPPORTED (requires: ...)": the case's own
+ * requires line says what the kernel lacks.
+ */
+static const char *unsupported_reason(const char *tc, const char *result)
+{
+	static char file[8192], reason[256];
+	char path[128] = "/ftrace/test.d/ftrace/";
+	const char *req, *end;
+
+	strlcpy(reason, "SKIP ftracetest says ", sizeof(reason));
+	strlcat(reason, result, sizeof(reason));
+	strlcat(path, tc, sizeof(path));
+	strlcat(path, ".tc", sizeof(path));
+	if (read_file(path, file, sizeof(file)) < 0)
+		return reason;
+	for (req = file; *req; req++)
+		if ((req == file || req[-1] == '\n') &&
+		    !strncmp(req, "# requires:", 11))
+			break;
+	if (!*req)
+		return reason;
+	req += 2;
+	for (end = req; *end && *end != '\n' && end - req < 160; end++)
+		;
+	strlcat(reason, " (", sizeof(reason));
+	/* strlcat of the line alone: bounded by what fits. */
+	if (strlen(reason) + (end - req) + 2 < sizeof(reason)) {
+		size_t n = strlen(reason);
+
+		memcpy(reason + n, req, end - req);
+		reason[n + (end - req)] = '\0';
+	}
+	strlcat(reason, ")", sizeof(reason));
+	return reason;
+}
+
 static void run_ftracetest(void)
 {
-	static char log[64 * 1024], cases[256];
+	static char log[256 * 1024], cases[1536];
 	int i;
 
 	if (!NMX_FTRACETEST) {
@@ -117,7 +157,8 @@ static void run_ftracetest(void)
 		strlcat(name, ftracetest_cases[i], sizeof(name));
 		printf("# %s: [%s]\n", ftracetest_cases[i], *r ? r : "no result");
 		if (!strcmp(r, "UNSUPPORTED") || !strcmp(r, "UNTESTED")) {
-			ktap_result(1, name, "SKIP ftracetest says UNSUPPORTED");
+			ktap_result(1, name,
+				    unsupported_reason(ftracetest_cases[i], r));
 			continue;
 		}
 		ok = !strcmp(r, "PASS");

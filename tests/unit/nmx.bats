@@ -352,6 +352,26 @@ fake_cell() { # dir status-of-configure
 	[[ "$output" == *'guest.fault_root maps a kernel version ("6.12") to a function'* ]]
 }
 
+@test "guest-header --src: the tree's function-graph and function-filter ftracetest cases, in name order" {
+	local d=$SCRATCH/tree/tools/testing/selftests/ftrace/test.d/ftrace
+	mkdir -p "$d"
+	touch "$d/fgraph-notrace.tc" "$d/func-filter-pid.tc" "$d/fgraph-filter.tc" \
+		"$d/kprobe-event.tc" "$d/fgraph-notes.txt" "$d/fgraph-odd\$.tc" "$d/func_filter.tc"
+	run nmx guest-header --tree linux-6.12 --cell arm64 --src "$SCRATCH/tree"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'#define NMX_FTRACETEST_CASES "fgraph-filter", "fgraph-notrace", "func-filter-pid"'$'\n'* ||
+	   "$output" == *'#define NMX_FTRACETEST_CASES "fgraph-filter", "fgraph-notrace", "func-filter-pid"' ]]
+	# No such cases, or no such directory: exit 2 naming it, no header.
+	rm "$d"/f*.tc
+	run nmx guest-header --tree linux-6.12 --cell arm64 --src "$SCRATCH/tree"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"$d: no fgraph-*.tc or func-filter-*.tc"* ]]
+	[[ "$output" != *"#define"* ]]
+	run nmx guest-header --tree linux-6.12 --cell arm64 --src "$SCRATCH/none"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"$SCRATCH/none/tools/testing/selftests/ftrace/test.d/ftrace: no ftracetest cases there"* ]]
+}
+
 @test "qemu-cmd --uboot-dtb: the board's boot through the cell's U-Boot, images placed in RAM" {
 	local cmd
 	cmd=$(nmx qemu-cmd --cell arm64 --kernel /b/uImage --initrd /b/uInitrd --uboot-dtb /b/board.dtb \

@@ -4,6 +4,7 @@
  * deps, guest-header. What a run covers and what each cell is, from
  * matrix.yaml and arches/, for the scripts and the guest.
  */
+#include <dirent.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,6 +407,90 @@ static void c_string(const char *s)
 }
 
 /*
+ * The tree's own ftracetest cases the guest runs: every function-graph
+ * and function-filter case (test.d/ftrace/fgraph-*.tc, func-filter-*.tc),
+ * in name order, so that each tree is judged by the cases it has.
+ */
+#define FTRACETEST_CASES_MAX 64
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int is_peer_case(const char *name)
+{
+	static const char *const prefixes[] = { "fgraph-", "func-filter-", 0 };
+	size_t n = strlen(name), i;
+
+	if (n < 4 || strcmp(name + n - 3, ".tc"))
+		return 0;
+	for (i = 0; i < n - 3; i++)
+		if (!((name[i] >= 'a' && name[i] <= 'z') ||
+		      (name[i] >= '0' && name[i] <= '9') || name[i] == '-' ||
+		      name[i] == '_'))
+			return 0;
+	for (i = 0; prefixes[i]; i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+struct ftracetest_cases {
+	char *name[FTRACETEST_CASES_MAX];
+	int nr;
+};
+
+static void ftracetest_cases_free(struct ftracetest_cases *fc)
+{
+	while (fc->nr)
+		free(fc->name[--fc->nr]);
+}
+
+static int ftracetest_cases_load(struct ftracetest_cases *fc, const char *src)
+{
+	char dir[4096];
+	struct dirent *d;
+	int err = 0;
+	DIR *dp;
+
+	fc->nr = 0;
+	snprintf(dir, sizeof(dir), "%s/tools/testing/selftests/ftrace/test.d/ftrace",
+		 src);
+	dp = opendir(dir);
+	if (!dp) {
+		fprintf(stderr, "nmx: guest-header: %s: no ftracetest cases there\n",
+			dir);
+		return -1;
+	}
+	while (!err && (d = readdir(dp))) {
+		if (!is_peer_case(d->d_name))
+			continue;
+		if (fc->nr == FTRACETEST_CASES_MAX) {
+			fprintf(stderr, "nmx: guest-header: %s: more than %d cases\n",
+				dir, FTRACETEST_CASES_MAX);
+			err = -1;
+		} else if (!(fc->name[fc->nr] = strndup(d->d_name,
+						       strlen(d->d_name) - 3))) {
+			err = -1;
+		} else {
+			fc->nr++;
+		}
+	}
+	closedir(dp);
+	if (!err && !fc->nr) {
+		fprintf(stderr, "nmx: guest-header: %s: no fgraph-*.tc or func-filter-*.tc\n",
+			dir);
+		err = -1;
+	}
+	if (err)
+		ftracetest_cases_free(fc);
+	else
+		qsort(fc->name, fc->nr, sizeof(fc->name[0]), by_name);
+	return err;
+}
+
+/*
  * Every fact of arches/<cell>.yaml the guest uses, as one header: the
  * guest is built with -include of it, so a new fact is a line here and
  * its use in guest/, nothing in between.
@@ -415,9 +500,11 @@ int cmd_guest_header(int argc, char **argv)
 	struct selection s;
 	struct matrix m;
 	struct tree *t;
+	struct ftracetest_cases fc = { .nr = 0 };
 	struct cell c;
 	const char *root;
 	char *version = NULL;
+	int i;
 
 	if (parse_selection(argc, argv, &s))
 		return EXIT_INFRA;
@@ -440,7 +527,8 @@ int cmd_guest_header(int argc, char **argv)
 	}
 	root = cell_fault_root(&c, version);
 	free(version);
-	if (!root) {
+	/* --src: the tree's own ftracetest cases, read before any output. */
+	if (!root || (s.src && ftracetest_cases_load(&fc, s.src))) {
 		cell_free(&c);
 		return EXIT_INFRA;
 	}
@@ -460,5 +548,14 @@ int cmd_guest_header(int argc, char **argv)
 	/* ftracetest needs a shell: Debian's busybox-static for the cell. */
 	printf("#define NMX_FTRACETEST %d\n", c.busybox != NULL);
 	cell_free(&c);
+	if (fc.nr) {
+		printf("#define NMX_FTRACETEST_CASES");
+		for (i = 0; i < fc.nr; i++) {
+			printf(i ? ", " : " ");
+			c_string(fc.name[i]);
+		}
+		printf("\n");
+	}
+	ftracetest_cases_free(&fc);
 	return fflush(stdout) ? EXIT_INFRA : EXIT_PASS;
 }

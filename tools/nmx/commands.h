@@ -27,6 +27,7 @@ struct selection {
 	unsigned int timeout;
 	const char *uboot_dtb, *dump_dtb;
 	const char *kernel_args;	/* appended to the cell's command line */
+	const char *src;		/* a kernel tree (guest-header) */
 };
 
 /* Parses them; --cell is required. */

@@ -91,7 +91,7 @@ static void usage(FILE *f)
 "        the console lines of a lava-run log, as the boot.log nmx judge reads\n"
 "  deps\n"
 "        the Debian packages and busybox architectures every cell of arches/ needs\n"
-"  guest-header [--tree T] --cell C\n"
+"  guest-header [--tree T] [--src KERNEL_TREE] --cell C\n"
 "        the cell's facts as the C header the guest is built with\n"
 "  judge --log BOOT_LOG --out DIR [--timed-out] [--findings FINDINGS.md --cell C --variant V]\n"
 "        decide from the console log; write DIR/verdict.json and the traces\n"
@@ -128,6 +128,7 @@ int parse_selection(int argc, char **argv, struct selection *s)
 		{ "uboot-dtb", required_argument, 0, 'U' },
 		{ "dump-dtb", required_argument, 0, 'D' },
 		{ "kernel-args", required_argument, 0, 'K' },
+		{ "src", required_argument, 0, 'S' },
 		{ 0 }
 	};
 	int opt;
@@ -147,6 +148,7 @@ int parse_selection(int argc, char **argv, struct selection *s)
 		case 'l': s->log = optarg; break;
 		case 'P': s->probe = 1; break;
 		case 'U': s->uboot_dtb = optarg; break;
+		case 'S': s->src = optarg; break;
 		case 'D': s->dump_dtb = optarg; break;
 		case 'K':
 			/* Quoted by U-Boot's bootargs ('') and LAVA's -append
