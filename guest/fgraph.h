@@ -307,16 +307,18 @@ static inline int fg_later_sibling(const struct fg_trace *t, const char *name)
  * Interrupt work: what an interrupt that lands in a traced window adds to
  * it, part of nothing under test. With funcgraph-irqs off, hardirq
  * context is hidden, but its entry leaves irq_enter_rcu() (irq_enter() on
- * older paths) where the interrupt landed, and the softirqs run on its way
- * out are traced in full, rooted at one of these (the softirq roots are
- * listed too so that the whole of that work can be left out).
+ * older paths) where the interrupt landed, and what runs on its way out
+ * once the hardirq count has dropped (softirqs; with the generic entry
+ * code the preemption check) is traced in full, rooted at one of these.
  */
 static inline int fg_is_irq_work(const char *name)
 {
 	static const char *const roots[] = {
 		"irq_enter", "irq_enter_rcu", "irq_exit", "irq_exit_rcu",
 		"__irq_exit_rcu", "do_softirq", "__do_softirq",
-		"handle_softirqs", "invoke_softirq", 0
+		"handle_softirqs", "invoke_softirq",
+		"irqentry_exit_cond_resched", "raw_irqentry_exit_cond_resched",
+		"preempt_schedule_irq", 0
 	};
 	const char *const *r;
 

@@ -153,6 +153,16 @@ int main(int argc, char **argv)
 		      "interrupt work dropped from a canonical tree, subtrees whole");
 	}
 	{
+		/* 7.2 arm64 (generic entry): the preemption check on exit. */
+		char canon[] = "fgnt_sleeper_after{irq_enter_rcu;"
+			       "raw_irqentry_exit_cond_resched;"
+			       "fgnt_inner{fgnt_inner_leaf;}}";
+
+		check(fg_drop_irq_work(canon) == 2 &&
+		      !strcmp(canon, "fgnt_sleeper_after{fgnt_inner{fgnt_inner_leaf;}}"),
+		      "the generic entry's preemption check on exit is interrupt work");
+	}
+	{
 		char canon[] = "r{a{";
 
 		check(fg_drop_irq_work(canon) == 0 && !strcmp(canon, "r{a{"),
