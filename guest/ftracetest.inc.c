@@ -11,8 +11,6 @@
 
 #include "guest.inc.c"
 
-#define FTRACETEST_LOG "/ftracetest.log"
-
 #ifndef NMX_FTRACETEST_CASES
 #error "the cell header lists no ftracetest cases (nmx guest-header --src)"
 #endif
@@ -20,8 +18,8 @@ static const char *const ftracetest_cases[] = { NMX_FTRACETEST_CASES };
 #define FTRACETEST_TESTS ((int)(sizeof(ftracetest_cases) / sizeof(ftracetest_cases[0])))
 
 /*
- * ftracetest -v prints "[N] description<TAB>[RESULT]" per case, in the
- * order given. Map the Nth result line to a KTAP result.
+ * ftracetest -v prints "[N] description<TAB>[RESULT]" per case run, in
+ * the order given: the Nth result, "" when there is none.
  */
 static const char *nth_result(const char *log, int n)
 {
@@ -55,17 +53,55 @@ static const char *nth_result(const char *log, int n)
 	return "";
 }
 
-/* Run ftracetest on @cases (" test.d/ftrace/x.tc ..."), output in @log_path. */
-static int ftracetest_sh(const char *cases, const char *log_path)
+/*
+ * The result of one case's run: a case with "# flags: instance" runs
+ * again in a tracefs instance, a result line each. Anything but PASS or
+ * UNSUPPORTED/UNTESTED in either is the case's result; then PASS if one
+ * passed; else the first result ("" for none).
+ */
+static const char *case_result(const char *log)
 {
-	static char cmd[2048];
+	static char result[32];
+	const char *r;
+	int n, passed = 0;
+
+	result[0] = '\0';
+	for (n = 0; *(r = nth_result(log, n)); n++) {
+		int skip = !strcmp(r, "UNSUPPORTED") || !strcmp(r, "UNTESTED");
+
+		if (!n)
+			strlcpy(result, r, sizeof(result));
+		if (!strcmp(r, "PASS")) {
+			passed = 1;
+		} else if (!skip) {
+			strlcpy(result, r, sizeof(result));
+			return result;
+		}
+	}
+	if (passed)
+		strlcpy(result, "PASS", sizeof(result));
+	return result;
+}
+
+/*
+ * A case that hangs must not take the boot's whole time with it: each
+ * run has this many seconds (busybox timeout), and says so when it ran
+ * out.
+ */
+#define FTRACETEST_CASE_SECONDS "60"
+
+/* Run ftracetest on one case, its output in @log_path. */
+static int ftracetest_sh(const char *tc, const char *log_path)
+{
+	static char cmd[512];
 	char *const envp[] = { "PATH=/bin", "HOME=/", 0 };
 	int status = -1;
 	pid_t pid;
 
-	strlcpy(cmd, "cd /ftrace && ./ftracetest -v", sizeof(cmd));
-	strlcat(cmd, cases, sizeof(cmd));
-	strlcat(cmd, " > ", sizeof(cmd));
+	strlcpy(cmd, "cd /ftrace && timeout " FTRACETEST_CASE_SECONDS
+		" ./ftracetest -v test.d/ftrace/", sizeof(cmd));
+	strlcat(cmd, tc, sizeof(cmd));
+	strlcat(cmd, ".tc > ", sizeof(cmd));
 	strlcat(cmd, log_path, sizeof(cmd));
 	strlcat(cmd, " 2>&1", sizeof(cmd));
 	printf("# ftracetest: sh -c '%s'\n", cmd);
@@ -79,8 +115,25 @@ static int ftracetest_sh(const char *cases, const char *log_path)
 	}
 	if (pid > 0)
 		waitpid(pid, &status, 0);
-	printf("# ftracetest exit status %d\n", status);
+	printf("# ftracetest exit status %d%s\n", status,
+	       (WIFEXITED(status) && WEXITSTATUS(status) == 143) ||
+	       (status & 0x7f) == 15 ?
+	       " (timed out after " FTRACETEST_CASE_SECONDS " s)" : "");
 	return status;
+}
+
+/* Run @tc alone; print its log; return its result ("" for none). */
+static const char *ftracetest_case(const char *tc, const char *log_name)
+{
+	static char log[64 * 1024];
+	char path[64] = "/";
+
+	strlcat(path, log_name, sizeof(path));
+	ftracetest_sh(tc, path);
+	if (read_file(path, log, sizeof(log)) < 0)
+		log[0] = '\0';
+	print_file(log_name, log);
+	return case_result(log);
 }
 
 /*
@@ -122,7 +175,6 @@ static const char *unsupported_reason(const char *tc, const char *result)
 
 static void run_ftracetest(void)
 {
-	static char log[256 * 1024], cases[1536];
 	int i;
 
 	if (!NMX_FTRACETEST) {
@@ -135,30 +187,26 @@ static void run_ftracetest(void)
 		}
 		return;
 	}
-	for (i = 0; i < FTRACETEST_TESTS; i++) {
-		strlcat(cases, " test.d/ftrace/", sizeof(cases));
-		strlcat(cases, ftracetest_cases[i], sizeof(cases));
-		strlcat(cases, ".tc", sizeof(cases));
-	}
 	mkdir("/tmp", 01777);
 	mkdir("/proc", 0755);
 	mount("proc", "/proc", "proc", 0, 0);
 	/* ftracetest finds tracefs at its usual place. */
 	mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, 0);
-	ftracetest_sh(cases, FTRACETEST_LOG);
-	if (read_file(FTRACETEST_LOG, log, sizeof(log)) < 0)
-		log[0] = '\0';
-	print_file("ftracetest.log", log);
+	/* One case per run: its result (or its hang) is its own. */
 	for (i = 0; i < FTRACETEST_TESTS; i++) {
-		char name[64] = "ftracetest_";
-		const char *r = nth_result(log, i);
+		const char *tc = ftracetest_cases[i];
+		char name[64] = "ftracetest_", log_name[96];
+		const char *r;
 		int ok;
 
-		strlcat(name, ftracetest_cases[i], sizeof(name));
-		printf("# %s: [%s]\n", ftracetest_cases[i], *r ? r : "no result");
+		strlcat(name, tc, sizeof(name));
+		strlcpy(log_name, "ftracetest-", sizeof(log_name));
+		strlcat(log_name, tc, sizeof(log_name));
+		strlcat(log_name, ".log", sizeof(log_name));
+		r = ftracetest_case(tc, log_name);
+		printf("# %s: [%s]\n", tc, *r ? r : "no result");
 		if (!strcmp(r, "UNSUPPORTED") || !strcmp(r, "UNTESTED")) {
-			ktap_result(1, name,
-				    unsupported_reason(ftracetest_cases[i], r));
+			ktap_result(1, name, unsupported_reason(tc, r));
 			continue;
 		}
 		ok = !strcmp(r, "PASS");
@@ -166,23 +214,16 @@ static void run_ftracetest(void)
 			/*
 			 * Seen once on arm64 under TCG: the tree's own
 			 * fgraph-filter case failed, then passed. A failure is
-			 * run once more, alone, both logs kept; the case passes
-			 * only if the second run does, and says it was flaky.
+			 * run once more, both logs kept; the case passes only
+			 * if the second run does, and says it was flaky.
 			 */
-			static char again[64 * 1024];
-			char one[64] = " test.d/ftrace/";
-
-			strlcat(one, ftracetest_cases[i], sizeof(one));
-			strlcat(one, ".tc", sizeof(one));
-			ftracetest_sh(one, "/ftracetest-again.log");
-			if (read_file("/ftracetest-again.log", again,
-				      sizeof(again)) < 0)
-				again[0] = '\0';
-			print_file("ftracetest-again.log", again);
-			r = nth_result(again, 0);
+			strlcpy(log_name, "ftracetest-again-", sizeof(log_name));
+			strlcat(log_name, tc, sizeof(log_name));
+			strlcat(log_name, ".log", sizeof(log_name));
+			r = ftracetest_case(tc, log_name);
 			ok = !strcmp(r, "PASS");
-			printf("# %s: run again alone: [%s]%s\n",
-			       ftracetest_cases[i], *r ? r : "no result",
+			printf("# %s: run again: [%s]%s\n", tc,
+			       *r ? r : "no result",
 			       ok ? " (flaky: failed once)" : "");
 		}
 		ktap_result(ok, name, 0);
