@@ -16,6 +16,7 @@
 #if !defined(my_syscall1) && defined(__nolibc_syscall1)
 #define my_syscall1 __nolibc_syscall1
 #define my_syscall3 __nolibc_syscall3
+#define my_syscall4 __nolibc_syscall4
 #endif
 
 #define TRACEFS "/tracing/"
@@ -221,6 +222,75 @@ static void print_uptime(const char *when)
 		;
 	*end = '\0';
 	printf("NMX-UPTIME %s %s\n", when, text);
+}
+
+/* Seconds since boot, from /proc/uptime (whole seconds); -1 if unread. */
+static long uptime_seconds(void)
+{
+	char text[64];
+	long sec = 0;
+	const char *p;
+
+	if (read_file("/proc/uptime", text, sizeof(text)) <= 0)
+		return -1;
+	for (p = text; *p >= '0' && *p <= '9'; p++)
+		sec = sec * 10 + (*p - '0');
+	return sec;
+}
+
+/*
+ * A tenth of a second's sleep through the 64-bit time system call where
+ * the architecture has one: the 32-bit kernels here have no time32 calls
+ * (tinyconfig leaves COMPAT_32BIT_TIME out), and those are what nolibc's
+ * sleep() and a 32-bit busybox's sleep use.
+ */
+static void nap(void)
+{
+#ifdef __NR_clock_nanosleep_time64
+	struct { long long sec, nsec; } ts = { 0, 100000000 };
+
+	my_syscall4(__NR_clock_nanosleep_time64, 1 /* MONOTONIC */, 0, &ts, 0);
+#else
+	struct { long sec, nsec; } ts = { 0, 100000000 };
+
+	my_syscall4(__NR_clock_nanosleep, 1 /* MONOTONIC */, 0, &ts, 0);
+#endif
+}
+
+/*
+ * Run @argv (an absolute path) in a process group of its own and wait for
+ * it at most @seconds; then kill the whole group. Returns the wait status,
+ * -1 when it could not start, -2 when it was killed for its time.
+ */
+static int run_limited(char *const argv[], char *const envp[], long seconds)
+{
+	long start = uptime_seconds();
+	int status = -1;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		execve(argv[0], argv, envp);
+		printf("# execve %s: errno %d\n", argv[0], errno);
+		exit(127);
+	}
+	if (pid < 0)
+		return -1;
+	for (;;) {
+		long now;
+
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return status;
+		now = uptime_seconds();
+		if (start >= 0 && now >= 0 && now - start >= seconds) {
+			kill(-pid, 9);
+			kill(pid, 9);
+			waitpid(pid, &status, 0);
+			return -2;
+		}
+		nap();
+	}
 }
 
 /* Does @path hold a line that starts with the word @word? Streams the file. */
