@@ -887,6 +887,53 @@ static void suite_cleanup(void)
 }
 
 /* The set_graph_notrace scenarios, in order, with their KTAP results. */
+
+/*
+ * set_graph_function rewritten while another CPU runs hooked code: each
+ * write publishes a new hash and frees the old one once no lookup can
+ * still be walking it. A lookup that walks a freed hash faults or reads
+ * junk (7.2 FINDINGS.md, finding 15); the scenario passes when the kernel
+ * lives through it, and the judge reads any oops on the console. Every
+ * function is hooked, so each call on the reader's CPU is a lookup.
+ */
+#define HASH_REWRITES 200
+
+static void test_hash_rewrite(void)
+{
+	static const char name[] = "graph_hash_rewritten_while_traced";
+	unsigned long reader_cpu = 2;	/* CPU 1; PID 1 stays on CPU 0 */
+	int i, ok = 1;
+	pid_t pid;
+
+	if (!several_cpus()) {
+		ktap_result(1, name, "SKIP one CPU online: no reader beside the writer");
+		return;
+	}
+	tfs_write("tracing_on", "0");
+	ok &= !set_functions("set_ftrace_filter", "");
+	ok &= !set_functions("set_graph_notrace", "");
+	pid = fork();
+	if (pid == 0) {
+		my_syscall3(__NR_sched_setaffinity, 0, sizeof(reader_cpu),
+			    &reader_cpu);
+		for (;;)
+			getppid();
+	}
+	if (pid < 0)
+		ok = 0;
+	for (i = 0; ok && i < HASH_REWRITES; i++)
+		ok = !set_functions("set_graph_function",
+				    i & 1 ? "fgnt_inner" : "fgnt_after");
+	if (pid > 0) {
+		kill(pid, 9);
+		waitpid(pid, 0, 0);
+	}
+	set_functions("set_graph_function", "");
+	printf("# hash: %d rewrite(s) of set_graph_function with a reader on CPU 1\n",
+	       i);
+	suite_result(ok, name);
+}
+
 static const struct guest_step notrace_suite[] = {
 	STEP(suite_setup, 0),
 	STEP(test_leaf, 1),
@@ -908,6 +955,7 @@ static const struct guest_step notrace_suite[] = {
 	STEP(test_thresh, 1),
 	STEP(test_two_users, 2),
 	STEP(test_bad_input, 8),
+	STEP(test_hash_rewrite, 1),
 	STEP(suite_cleanup, 0),
 	END_OF_STEPS
 };
