@@ -116,7 +116,13 @@ lava_test() {
 			[ "${cell% *}" != "$tree" ] || select+=(--cell "${cell#* }")
 		done
 		rc=0
-		NMX_RESULTS=$TOP/results/lava/$tree "$TOP/matrix.sh" --no-install --boot-with lava \
+		# One boot at a time: lava-dispatcher beside two guests loads
+		# both cores, and under that load the series' own boot
+		# selftest has lost its last call twice (riscv64 6.12, arm64
+		# 7.2: "Testing set_graph_notrace: FAILED! (... after 0,
+		# error -22)", 7.2 FINDINGS.md), a verdict the QEMU boot did
+		# not have.
+		NMX_RESULTS=$TOP/results/lava/$tree "$TOP/matrix.sh" --no-install --boot-with lava -j 1 \
 			--tree "$tree" --variant upstream "${select[@]}" || rc=$?
 		for cell in "${picked[@]}"; do
 			[ "${cell% *}" = "$tree" ] || continue

@@ -255,3 +255,8 @@ expect() {
 	judge_case riscv64-graph-notrace-selftest-beside-6.12
 	expect TEST_FAIL 'kernel reported tracer startup selftest failed: "Testing set_graph_notrace: FAILED! (pruned 0, below 0, after 0, error -22)"'
 }
+
+@test "the set_graph_notrace selftest failed (arm64-graph-notrace-selftest-lava-7.2, a real 7.2 boot through LAVA): TEST_FAIL, quoted" {
+	judge_case arm64-graph-notrace-selftest-lava-7.2
+	expect TEST_FAIL 'kernel reported tracer startup selftest failed: "Testing set_graph_notrace: FAILED! (pruned 0, below 0, after 0, error -22)"'
+}
