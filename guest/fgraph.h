@@ -93,6 +93,31 @@ static inline void fg_mark_bad(struct fg_trace *t, int line, const char *why)
 }
 
 /*
+ * Interrupt work: what an interrupt that lands in a traced window adds to
+ * it, part of nothing under test. With funcgraph-irqs off, hardirq
+ * context is hidden, but its entry leaves irq_enter_rcu() (irq_enter() on
+ * older paths) where the interrupt landed, and what runs on its way out
+ * once the hardirq count has dropped (softirqs; with the generic entry
+ * code the preemption check) is traced in full, rooted at one of these.
+ */
+static inline int fg_is_irq_work(const char *name)
+{
+	static const char *const roots[] = {
+		"irq_enter", "irq_enter_rcu", "irq_exit", "irq_exit_rcu",
+		"__irq_exit_rcu", "do_softirq", "__do_softirq",
+		"handle_softirqs", "invoke_softirq",
+		"irqentry_exit_cond_resched", "raw_irqentry_exit_cond_resched",
+		"preempt_schedule_irq", 0
+	};
+	const char *const *r;
+
+	for (r = roots; *r; r++)
+		if (!strcmp(name, *r))
+			return 1;
+	return 0;
+}
+
+/*
  * Parse @text (modified in place: names are NUL-terminated) into @t.
  * Only events on @cpu are kept, or all when @cpu < 0; the structure
  * (parent/end links, balance check) is computed per kept CPU stream, so
@@ -101,7 +126,7 @@ static inline void fg_mark_bad(struct fg_trace *t, int line, const char *why)
 static inline void fg_parse(struct fg_trace *t, char *text, int cpu)
 {
 	int stack[FG_MAX_DEPTH];
-	int sp = 0, line = 0, base = -1;
+	int sp = 0, line = 0, base = -1, late = 0;
 	char *p = text;
 
 	t->nr = 0;
@@ -189,7 +214,11 @@ static inline void fg_parse(struct fg_trace *t, char *text, int cpu)
 		 * entry or leaf sits at the depth of the open braces, a
 		 * closing brace one level below its entry.
 		 */
+		if (late && kind == FG_EXIT)
+			fg_mark_bad(t, late,
+				    "interrupt work one level too deep, not before its call");
 		if (kind == FG_EXIT) {
+			late = 0;
 			if (sp == 0) {
 				fg_mark_bad(t, line, "closing brace without entry");
 			} else {
@@ -203,10 +232,23 @@ static inline void fg_parse(struct fg_trace *t, char *text, int cpu)
 				e->parent = open->parent;
 				sp--;
 			}
+		} else if (kind == FG_LEAF && depth == sp + 1 &&
+			   fg_is_irq_work(name)) {
+			/*
+			 * An interrupt taken in function_graph_enter_regs()
+			 * after the call's frame was pushed, before its entry
+			 * was recorded: its work is one level deeper than the
+			 * open braces, and the call it interrupted must come
+			 * next, at their depth.
+			 */
+			if (!late)
+				late = line;
+			e->parent = sp ? stack[sp - 1] : -1;
 		} else {
 			if (depth != sp)
 				fg_mark_bad(t, line,
 					    "call depth disagrees with open braces");
+			late = 0;
 			e->parent = sp ? stack[sp - 1] : -1;
 			if (kind == FG_ENTRY) {
 				if (sp < FG_MAX_DEPTH)
@@ -219,6 +261,9 @@ static inline void fg_parse(struct fg_trace *t, char *text, int cpu)
 next:
 		p = eol;
 	}
+	if (late)
+		fg_mark_bad(t, late,
+			    "interrupt work one level too deep, not before its call");
 	if (sp)
 		fg_mark_bad(t, t->ev[stack[sp - 1]].line,
 			    "entry never closed (braces unbalanced)");
@@ -301,31 +346,6 @@ static inline int fg_later_sibling(const struct fg_trace *t, const char *name)
 		}
 	}
 	return -1;
-}
-
-/*
- * Interrupt work: what an interrupt that lands in a traced window adds to
- * it, part of nothing under test. With funcgraph-irqs off, hardirq
- * context is hidden, but its entry leaves irq_enter_rcu() (irq_enter() on
- * older paths) where the interrupt landed, and what runs on its way out
- * once the hardirq count has dropped (softirqs; with the generic entry
- * code the preemption check) is traced in full, rooted at one of these.
- */
-static inline int fg_is_irq_work(const char *name)
-{
-	static const char *const roots[] = {
-		"irq_enter", "irq_enter_rcu", "irq_exit", "irq_exit_rcu",
-		"__irq_exit_rcu", "do_softirq", "__do_softirq",
-		"handle_softirqs", "invoke_softirq",
-		"irqentry_exit_cond_resched", "raw_irqentry_exit_cond_resched",
-		"preempt_schedule_irq", 0
-	};
-	const char *const *r;
-
-	for (r = roots; *r; r++)
-		if (!strcmp(name, *r))
-			return 1;
-	return 0;
 }
 
 /* Index of the first call that is interrupt work, or -1. */

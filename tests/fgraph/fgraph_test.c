@@ -102,6 +102,24 @@ int main(int argc, char **argv)
 	      !strcmp(t.bad_why, "call depth disagrees with open braces"),
 	      "arm64 interrupt inside the window: depth skew caught at line 28");
 
+	/*
+	 * 7.2 x86_64 (seed): a timer interrupt inside the entry of
+	 * mod_node_page_state(), after its frame was pushed: the interrupt's
+	 * leaves one level too deep, the interrupted call right after them.
+	 */
+	t = load(dir, "x86_64-irq-before-entry-7.2.txt", 0);
+	check(!t.bad_line && t.ev[0].end == t.nr - 1,
+	      "x86_64 7.2: interrupt work before its interrupted call's entry balances");
+	sib = fg_first_irq_entry(&t);
+	check(sib >= 0 && t.ev[sib].line == 50 && fg_is_irq_work(t.ev[sib].name),
+	      "x86_64 7.2: the first interrupt work found");
+	/* The same leaves, then a closing brace instead of the call. */
+	t = load(dir, "irq-too-deep-no-call.txt", 0);
+	check(t.bad_line == 7 &&
+	      !strcmp(t.bad_why,
+		      "interrupt work one level too deep, not before its call"),
+	      "interrupt work too deep without its call after it is caught");
+
 	t = load(dir, "two-cpus.txt", 0);
 	check(!t.bad_line && t.nr == 6,
 	      "two CPUs: CPU 0 alone balances; banners, comments, arrows skipped");

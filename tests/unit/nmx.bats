@@ -435,7 +435,7 @@ fake_cell() { # dir status-of-configure
 	[[ "$output" == *"NMX_BOOT_TIMEOUT='900'"* ]]
 	[[ "$output" == *"NMX_FINDINGS_VARIANT='upstream'"* ]]
 	run nmx env --tree linux-6.12 --variant upstream --cell arm64
-	[[ "$output" == *"NMX_BOOT_TIMEOUT='300'"* ]]
+	[[ "$output" == *"NMX_BOOT_TIMEOUT='600'"* ]]
 	cp "$TOP/matrix.yaml" "$SCRATCH/matrix.yaml"
 	sed -i 's/^        boot_timeout: 900$/        boot_timeout: soon/' "$SCRATCH/matrix.yaml"
 	run "$NMX" -m "$SCRATCH/matrix.yaml" -a "$TOP/arches" cells
