@@ -432,12 +432,12 @@ fake_cell() { # dir status-of-configure
 @test "a variant's boot_timeout and findings reach the cell's environment" {
 	run nmx env --tree linux-6.12 --variant debug --cell arm64
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"NMX_BOOT_TIMEOUT='900'"* ]]
+	[[ "$output" == *"NMX_BOOT_TIMEOUT='1800'"* ]]
 	[[ "$output" == *"NMX_FINDINGS_VARIANT='upstream'"* ]]
 	run nmx env --tree linux-6.12 --variant upstream --cell arm64
-	[[ "$output" == *"NMX_BOOT_TIMEOUT='600'"* ]]
+	[[ "$output" == *"NMX_BOOT_TIMEOUT='900'"* ]]
 	cp "$TOP/matrix.yaml" "$SCRATCH/matrix.yaml"
-	sed -i 's/^        boot_timeout: 900$/        boot_timeout: soon/' "$SCRATCH/matrix.yaml"
+	sed -i 's/^        boot_timeout: 1800$/        boot_timeout: soon/' "$SCRATCH/matrix.yaml"
 	run "$NMX" -m "$SCRATCH/matrix.yaml" -a "$TOP/arches" cells
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"variant debug: boot_timeout must be a number of seconds"* ]]
