@@ -104,7 +104,8 @@ static inline int fg_is_irq_work(const char *name)
 {
 	static const char *const roots[] = {
 		"irq_enter", "irq_enter_rcu", "irq_exit", "irq_exit_rcu",
-		"__irq_exit_rcu", "do_softirq", "__do_softirq",
+		"__irq_exit_rcu", "do_softirq", "do_softirq_own_stack",
+		"____do_softirq", "__do_softirq",
 		"handle_softirqs", "invoke_softirq",
 		"irqentry_exit_cond_resched", "raw_irqentry_exit_cond_resched",
 		"preempt_schedule_irq", 0
@@ -126,7 +127,7 @@ static inline int fg_is_irq_work(const char *name)
 static inline void fg_parse(struct fg_trace *t, char *text, int cpu)
 {
 	int stack[FG_MAX_DEPTH];
-	int sp = 0, line = 0, base = -1, late = 0;
+	int sp = 0, line = 0, base = -1, late = 0, late_sp = 0;
 	char *p = text;
 
 	t->nr = 0;
@@ -212,13 +213,17 @@ static inline void fg_parse(struct fg_trace *t, char *text, int cpu)
 		/*
 		 * The indentation must agree with the brace structure: an
 		 * entry or leaf sits at the depth of the open braces, a
-		 * closing brace one level below its entry.
+		 * closing brace one level below its entry. fgraph counts a
+		 * call's depth before its entry is recorded and uncounts it
+		 * after its return is: an interrupt in either window (or in
+		 * an entry that no tracer takes) leaves its work one level
+		 * deeper than the open braces, as if in a hidden frame that
+		 * ends with the next event at their depth or above. Only
+		 * interrupt work may sit in that frame.
 		 */
-		if (late && kind == FG_EXIT)
-			fg_mark_bad(t, late,
-				    "interrupt work one level too deep, not before its call");
 		if (kind == FG_EXIT) {
-			late = 0;
+			if (sp == late_sp)
+				late = 0;
 			if (sp == 0) {
 				fg_mark_bad(t, line, "closing brace without entry");
 			} else {
@@ -232,23 +237,20 @@ static inline void fg_parse(struct fg_trace *t, char *text, int cpu)
 				e->parent = open->parent;
 				sp--;
 			}
-		} else if (kind == FG_LEAF && depth == sp + 1 &&
-			   fg_is_irq_work(name)) {
-			/*
-			 * An interrupt taken in function_graph_enter_regs()
-			 * after the call's frame was pushed, before its entry
-			 * was recorded: its work is one level deeper than the
-			 * open braces, and the call it interrupted must come
-			 * next, at their depth.
-			 */
-			if (!late)
-				late = line;
-			e->parent = sp ? stack[sp - 1] : -1;
 		} else {
-			if (depth != sp)
+			if (late && sp == late_sp && depth == sp)
+				late = 0;
+			else if (!late && depth == sp + 1 &&
+				 fg_is_irq_work(name)) {
+				late = 1;
+				late_sp = sp;
+			}
+			if (depth != sp + late)
 				fg_mark_bad(t, line,
 					    "call depth disagrees with open braces");
-			late = 0;
+			else if (late && sp == late_sp && !fg_is_irq_work(name))
+				fg_mark_bad(t, line,
+					    "not interrupt work, yet one level deeper than the open braces");
 			e->parent = sp ? stack[sp - 1] : -1;
 			if (kind == FG_ENTRY) {
 				if (sp < FG_MAX_DEPTH)
@@ -261,9 +263,6 @@ static inline void fg_parse(struct fg_trace *t, char *text, int cpu)
 next:
 		p = eol;
 	}
-	if (late)
-		fg_mark_bad(t, late,
-			    "interrupt work one level too deep, not before its call");
 	if (sp)
 		fg_mark_bad(t, t->ev[stack[sp - 1]].line,
 			    "entry never closed (braces unbalanced)");

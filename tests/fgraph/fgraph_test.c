@@ -113,12 +113,40 @@ int main(int argc, char **argv)
 	sib = fg_first_irq_entry(&t);
 	check(sib >= 0 && t.ev[sib].line == 50 && fg_is_irq_work(t.ev[sib].name),
 	      "x86_64 7.2: the first interrupt work found");
-	/* The same leaves, then a closing brace instead of the call. */
-	t = load(dir, "irq-too-deep-no-call.txt", 0);
-	check(t.bad_line == 7 &&
+	/*
+	 * 7.2 ppc64le (upstream): the same window, but the interrupt ran
+	 * softirqs: whole subtrees one level deeper, then the interrupted
+	 * get_task_policy() at the depth of the open braces.
+	 */
+	t = load(dir, "ppc64le-irq-before-entry-7.2.txt", 0);
+	check(!t.bad_line && !t.truncated,
+	      "ppc64le 7.2: softirq subtrees before the interrupted call's entry balance");
+	for (sib = 0; sib < t.nr && t.ev[sib].line != 255; sib++)
+		;
+	check(sib < t.nr && !strcmp(t.ev[sib].name, "irq_enter_rcu") &&
+	      !strcmp(t.ev[t.ev[sib].parent].name, "get_vma_policy"),
+	      "ppc64le 7.2: the interrupt work hangs below the open get_vma_policy()");
+	for (sib = 0; sib < t.nr && t.ev[sib].line != 296; sib++)
+		;
+	check(sib < t.nr && !strcmp(t.ev[sib].name, "get_task_policy") &&
+	      !strcmp(t.ev[t.ev[sib].parent].name, "get_vma_policy"),
+	      "ppc64le 7.2: the interrupted call follows at the open depth");
+
+	/*
+	 * 7.2 ppc64le (seed): an interrupt after _raw_spin_unlock()'s return
+	 * was recorded, before fgraph uncounted its depth: the work one
+	 * level deeper, then the enclosing call's closing brace.
+	 */
+	t = load(dir, "ppc64le-irq-after-return-7.2.txt", 0);
+	check(!t.bad_line && !t.truncated,
+	      "ppc64le 7.2: interrupt work after a return, before a closing brace, balances");
+
+	/* Only interrupt work may sit one level deeper than the open braces. */
+	t = load(dir, "irq-frame-non-irq-call.txt", 0);
+	check(t.bad_line == 8 &&
 	      !strcmp(t.bad_why,
-		      "interrupt work one level too deep, not before its call"),
-	      "interrupt work too deep without its call after it is caught");
+		      "not interrupt work, yet one level deeper than the open braces"),
+	      "a call that is not interrupt work in the deeper frame is caught");
 
 	t = load(dir, "two-cpus.txt", 0);
 	check(!t.bad_line && t.nr == 6,
