@@ -443,6 +443,14 @@ fake_cell() { # dir status-of-configure
 	[[ "$output" == *"variant debug: boot_timeout must be a number of seconds"* ]]
 }
 
+@test "a variant named with a '-' is refused: results are named <tree>-<variant>" {
+	cp "$TOP/matrix.yaml" "$SCRATCH/matrix.yaml"
+	sed -i 's/^      bootunfixed:$/      boot-unfixed:/' "$SCRATCH/matrix.yaml"
+	run "$NMX" -m "$SCRATCH/matrix.yaml" -a "$TOP/arches" cells
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"matrix.yaml:"*": variant 'boot-unfixed' of tree linux-7.2: a variant's name has no '-'"* ]]
+}
+
 @test "qemu.alone reaches the cell's environment; a value that is not a boolean is refused where it stands" {
 	run nmx env --tree linux-6.12 --variant upstream --cell riscv64
 	[[ "$output" == *"NMX_BOOT_ALONE='1'"* ]]

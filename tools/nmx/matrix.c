@@ -617,6 +617,12 @@ static int load_tree(struct ydoc *y, yaml_node_t *key, yaml_node_t *val,
 		var = &t->variants[t->nr_variants++];
 		memset(var, 0, sizeof(*var));
 		var->name = strdup(ydoc_str(k) ? ydoc_str(k) : "?");
+		/* "<tree>-<variant>" names a cell's results: split at the last '-'. */
+		if (strchr(var->name, '-')) {
+			fprintf(stderr, "%s:%d: variant '%s' of tree %s: a variant's name has no '-'\n",
+				y->path, ydoc_line(k), var->name, t->name);
+			err = -1;
+		}
 		if (v->type == YAML_MAPPING_NODE) {
 			err |= ydoc_check_keys(y, v, "a variant", variant_keys);
 			err |= get_list(y, v, "skip_patches",
