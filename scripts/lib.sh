@@ -193,3 +193,22 @@ seconds_since() {
 	end=$(date +%s.%N)
 	printf '%.1f' "$(echo "$end - $start" | bc)"
 }
+
+# checkpatch_allowed PATCH FINDINGS: the pattern of the checkpatch.pl
+# warnings PATCH may carry. checkpatch cannot look a commit id up in a
+# tarball's tree (no history): a Fixes: id is allowed when the series'
+# FINDINGS says where it was established, and the commit the whole project
+# tests (29ad23b00474). "does MAINTAINERS need updating?" is allowed for a
+# patch whose new files are all under tools/testing/selftests/ftrace/,
+# which MAINTAINERS' TRACING entry covers (checkpatch does not look).
+checkpatch_allowed() {
+	local added id ok="Unknown commit id '29ad23b00474'"
+	while read -r id; do
+		! grep -q "$id" "$2" 2>/dev/null || ok+="|Unknown commit id '$id'"
+	done < <(sed -n 's/^Fixes: \([0-9a-f]\{12\}\) .*/\1/p' "$1")
+	added=$(awk '/^diff --git / { f = $4 } /^new file mode/ { print f }' "$1")
+	if [ -n "$added" ] && ! grep -qv '^b/tools/testing/selftests/ftrace/' <<<"$added"; then
+		ok+="|does MAINTAINERS need updating?"
+	fi
+	echo "$ok"
+}

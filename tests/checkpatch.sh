@@ -16,24 +16,6 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 source "$TOP/scripts/lib.sh"
 
-MAINTAINERS_WARNING='does MAINTAINERS need updating?'
-
-# allowed PATCH FINDINGS: the pattern of the warnings PATCH may carry.
-# checkpatch cannot look a commit id up in a tarball's tree (no history):
-# a Fixes: id is allowed when the series' FINDINGS says where it was
-# established, and the commit the whole project tests (29ad23b00474).
-allowed() {
-	local added id ok="Unknown commit id '29ad23b00474'"
-	while read -r id; do
-		! grep -q "$id" "$2" 2>/dev/null || ok+="|Unknown commit id '$id'"
-	done < <(sed -n 's/^Fixes: \([0-9a-f]\{12\}\) .*/\1/p' "$1")
-	added=$(awk '/^diff --git / { f = $4 } /^new file mode/ { print f }' "$1")
-	if [ -n "$added" ] && ! grep -qv '^b/tools/testing/selftests/ftrace/' <<<"$added"; then
-		ok+="|$MAINTAINERS_WARNING"
-	fi
-	echo "$ok"
-}
-
 main() {
 	local tree series package pristine patch n=0 out found
 	local -a lines=()
@@ -52,7 +34,7 @@ main() {
 			out=$(perl "$pristine/scripts/checkpatch.pl" --strict --no-tree -q \
 				"$TOP/$series/$patch" 2>&1 || true)
 			if grep -E '^(ERROR|WARNING|CHECK):' <<<"$out" |
-				grep -vEq "$(allowed "$TOP/$series/$patch" "$TOP/$series/FINDINGS.md")"; then
+				grep -vEq "$(checkpatch_allowed "$TOP/$series/$patch" "$TOP/$series/FINDINGS.md")"; then
 				lines+=("not ok $n $tree/$patch")
 				while read -r found; do
 					lines+=("# $found")

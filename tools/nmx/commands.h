@@ -55,5 +55,8 @@ int cmd_summary(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+/* upstream.c */
+int cmd_upstream_plan(int argc, char **argv);
+int cmd_upstream_cover(int argc, char **argv);
 
 #endif

@@ -107,7 +107,12 @@ static void usage(FILE *f)
 "        the default run as a GitLab CI pipeline: a shard job per tree and cell, then the merge\n"
 "  merge --plan PLAN.tsv --out RUN_DIR SHARD_RUN_DIR...\n"
 "        one run from shards (matrix.sh --shard): their cells, the planned cells\n"
-"        none reported as missing; then summary and reports; exits as summary\n");
+"        none reported as missing; then summary and reports; exits as summary\n"
+"  upstream-plan --tree T --identity \"Name <email>\" --out DIR RUN_DIR...\n"
+"        per topic of the tree's upstream.yaml: proven by the runs (exit 1 if one\n"
+"        is refused), its patches, commit messages and cover text under DIR\n"
+"  upstream-cover --cover COVER_LETTER --body TEXT --maintainers GET_MAINTAINER_OUT\n"
+"        fill git format-patch's cover letter: subject, body, To: and Cc:\n");
 }
 
 int parse_selection(int argc, char **argv, struct selection *s)
@@ -205,6 +210,8 @@ int main(int argc, char **argv)
 		{ "report", cmd_report },
 		{ "compare", cmd_compare },
 		{ "merge", cmd_merge },
+		{ "upstream-plan", cmd_upstream_plan },
+		{ "upstream-cover", cmd_upstream_cover },
 		{ "plan", cmd_plan },
 		{ "lava-job", cmd_lava_job },
 		{ "lava-log", cmd_lava_log },

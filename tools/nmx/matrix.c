@@ -86,7 +86,7 @@ static char *need_str(struct ydoc *y, yaml_node_t *map, const char *key,
 }
 
 /* A sequence of scalars (absent means empty). */
-static int get_list(struct ydoc *y, yaml_node_t *map, const char *key,
+int get_list(struct ydoc *y, yaml_node_t *map, const char *key,
 		    struct strlist *out)
 {
 	yaml_node_t *seq = ydoc_get(y, map, key);

@@ -22,6 +22,12 @@ void strlist_add(struct strlist *l, const char *s);
 void strlist_free(struct strlist *l);
 int strlist_has(const struct strlist *l, const char *s);
 
+struct ydoc;
+struct yaml_node_s;
+/* @key of mapping @map, a sequence of scalars, into @out (absent: empty). */
+int get_list(struct ydoc *y, struct yaml_node_s *map, const char *key,
+	     struct strlist *out);
+
 /* Everything the tools know about one architecture cell. */
 struct cell {
 	char *name;
