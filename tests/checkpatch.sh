@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Each tree's series through that tree's own scripts/checkpatch.pl --strict,
-# as TAP: one test per patch. The warnings allowed: the unknown commit id
+# as TAP: one test per patch, and one per tree that the whole series applies
+# with git am to its pristine tree. The warnings allowed: the unknown commit id
 # of the seed commit, which a Debian tree without git history cannot look
 # up, and "does MAINTAINERS need updating?" for a patch whose new files are
 # all under tools/testing/selftests/ftrace/ (MAINTAINERS' TRACING entry
@@ -15,6 +16,25 @@ set -euo pipefail
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/lib.sh
 source "$TOP/scripts/lib.sh"
+
+# applies PRISTINE SERIES_DIR: git am of the whole series onto a scratch
+# clone of the pristine tree; what failed on stdout.
+applies() {
+	local scratch patch rc=0
+	scratch=$(mktemp -d)
+	if git clone -q --shared --no-checkout "$1" "$scratch/t" 2>&1 &&
+		git -C "$scratch/t" checkout -q --detach pristine 2>&1; then
+		while read -r patch; do
+			case $patch in '' | '#'*) continue ;; esac
+			git -C "$scratch/t" -c user.name=nmx -c user.email=nmx@localhost \
+				am -q "$2/$patch" 2>&1 || { rc=1; break; }
+		done <"$2/series"
+	else
+		rc=1
+	fi
+	rm -rf "$scratch"
+	return "$rc"
+}
 
 main() {
 	local tree series package pristine patch n=0 out found
@@ -43,6 +63,17 @@ main() {
 				lines+=("ok $n $tree/$patch")
 			fi
 		done <"$TOP/$series/series"
+		n=$((n + 1))
+		if [ -z "$pristine" ]; then
+			lines+=("ok $n $tree: the series applies # SKIP $package not unpacked")
+		elif out=$(applies "$pristine" "$TOP/$series"); then
+			lines+=("ok $n $tree: the series applies with git am to the pristine tree")
+		else
+			lines+=("not ok $n $tree: the series applies with git am to the pristine tree")
+			while read -r found; do
+				lines+=("# $found")
+			done <<<"$out"
+		fi
 	done < <(nmx trees)
 	echo "1..$n"
 	printf '%s\n' "${lines[@]}"
