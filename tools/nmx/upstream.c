@@ -290,7 +290,9 @@ static void put_evidence(FILE *f, const struct up_patch *p,
 
 	fprintf(t, "Booted under QEMU (TCG) with notrace-matrix, %s:",
 		ev->package[0] ? ev->package : tree);
-	if (p->without)
+	if (p->without && !strcmp(with, without))
+		fprintf(t, " run %s, without this patch and with it.", with);
+	else if (p->without)
 		fprintf(t, " without this patch in run %s, with it in run %s.",
 			without, with);
 	else
