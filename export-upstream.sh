@@ -87,7 +87,8 @@ export_topic() {
 	patches=("$out"/0*.patch)
 	patches=("${patches[@]:1}")
 	if ! (cd "$work/tree" && perl scripts/get_maintainer.pl --no-git \
-		--no-git-fallback "${patches[@]}") >"$out/get_maintainer.txt" ||
+		--no-git-fallback "${patches[@]}") >"$out/get_maintainer.txt" \
+		2>"$work/get_maintainer.err" ||
 		! nmx upstream-cover --cover "$out/0000-cover-letter.patch" \
 			--body "$plan/cover.txt" --maintainers "$out/get_maintainer.txt"; then
 		err "$topic: no recipients (get_maintainer.pl, $out/get_maintainer.txt)"

@@ -304,16 +304,17 @@ static void put_evidence(FILE *f, const struct up_patch *p,
 	free(without);
 	fputc('\n', f);
 	for (i = 0; i < p->shows.n; i++) {
-		if (!strcmp(p->shows.v[i], "boot"))
+		if (!strcmp(p->shows.v[i], "boot")) {
 			snprintf(lead, sizeof(lead),
 				 "  without it the boot stops (%s), with it the tests pass:",
 				 ev->boot_status ? ev->boot_status : "?");
-		else if (p->without)
-			snprintf(lead, sizeof(lead),
-				 "  %s fails without it, passes with it:",
-				 p->shows.v[i]);
-		else
-			snprintf(lead, sizeof(lead), "  %s passes:", p->shows.v[i]);
+		} else {
+			/* The name alone: the longest fill a line. */
+			fprintf(f, "  %s\n", p->shows.v[i]);
+			snprintf(lead, sizeof(lead), "    %s",
+				 p->without ? "fails without it, passes with it:" :
+					      "passes:");
+		}
 		fprintf(f, "%s\n", lead);
 		put_words(f, &ev->cells[i], ",", "    ", "    ");
 	}
