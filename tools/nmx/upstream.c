@@ -731,14 +731,24 @@ static void recipients(const char *text, FILE *to, FILE *cc)
 	while (*line) {
 		const char *eol = strchr(line, '\n');
 		size_t len = eol ? (size_t)(eol - line) : strlen(line);
-		const char *paren = NULL, *q;
+		const char *paren, *q, *gt = NULL;
 		size_t addr;
 
-		/* The role is the last parenthesis: a name may have one. */
+		/*
+		 * The address ends at its last '>' ("Name <a@b>", the name
+		 * may have parentheses), or at the first blank (a list);
+		 * the role follows ("(maintainer:SECTION (X))").
+		 */
 		for (q = line; q < line + len; q++)
-			if (*q == '(' && q > line && q[-1] == ' ')
-				paren = q;
-		addr = paren ? (size_t)(paren - line) : len;
+			if (*q == '>')
+				gt = q;
+		if (gt) {
+			addr = gt + 1 - line;
+		} else {
+			for (addr = 0; addr < len && line[addr] != ' '; addr++)
+				;
+		}
+		paren = memchr(line + addr, '(', len - addr);
 
 		while (addr && line[addr - 1] == ' ')
 			addr--;
