@@ -619,7 +619,8 @@ int cmd_upstream_plan(int argc, char **argv)
 	char repo[PATH_MAX], series_dir[PATH_MAX], yaml[PATH_MAX + 16];
 	char tsv[PATH_MAX + 16];
 	const char *problem;
-	int i, refused = 0, err = 0;
+	const char *run_dirs[MAX_RUNS];
+	int i, nr_dirs = 0, refused = 0, err = 0;
 	FILE *out;
 
 	for (i = 1; i < argc; i++) {
@@ -632,16 +633,14 @@ int cmd_upstream_plan(int argc, char **argv)
 		else if (argv[i][0] == '-') {
 			fprintf(stderr, "nmx upstream-plan: unknown option %s\n", argv[i]);
 			return EXIT_INFRA;
-		} else if (x.nr_runs == MAX_RUNS) {
+		} else if (nr_dirs == MAX_RUNS) {
 			fprintf(stderr, "nmx upstream-plan: at most %d runs\n", MAX_RUNS);
 			return EXIT_INFRA;
-		} else if (run_load(&x.runs[x.nr_runs], argv[i])) {
-			return EXIT_INFRA;
 		} else {
-			x.nr_runs++;
+			run_dirs[nr_dirs++] = argv[i];
 		}
 	}
-	if (!x.tree || !x.out || !x.nr_runs) {
+	if (!x.tree || !x.out || !nr_dirs) {
 		fprintf(stderr, "usage: nmx upstream-plan --tree T --identity \"Name <email>\" --out DIR RUN_DIR...\n");
 		return EXIT_INFRA;
 	}
@@ -655,13 +654,25 @@ int cmd_upstream_plan(int argc, char **argv)
 			x.identity, problem);
 		return EXIT_INFRA;
 	}
-	if (load_matrix(&m))
+	for (i = 0; i < nr_dirs; i++) {
+		if (run_load(&x.runs[x.nr_runs], run_dirs[i])) {
+			err = -1;
+			break;
+		}
+		x.nr_runs++;
+	}
+	if (err || load_matrix(&m)) {
+		for (i = 0; i < x.nr_runs; i++)
+			run_free(&x.runs[i]);
 		return EXIT_INFRA;
+	}
 	t = matrix_tree(&m, x.tree);
 	if (!t || !t->series) {
 		fprintf(stderr, "nmx upstream-plan: no tree '%s' in %s\n", x.tree,
 			matrix_path);
 		matrix_free(&m);
+		for (i = 0; i < x.nr_runs; i++)
+			run_free(&x.runs[i]);
 		return EXIT_INFRA;
 	}
 	snprintf(repo, sizeof(repo), "%s", matrix_path);
@@ -673,6 +684,8 @@ int cmd_upstream_plan(int argc, char **argv)
 	snprintf(yaml, sizeof(yaml), "%s/upstream.yaml", series_dir);
 	if (ydoc_load(&y, yaml)) {
 		matrix_free(&m);
+		for (i = 0; i < x.nr_runs; i++)
+			run_free(&x.runs[i]);
 		return EXIT_INFRA;
 	}
 	root = ydoc_root(&y);
@@ -824,6 +837,11 @@ int cmd_upstream_cover(int argc, char **argv)
 	f = fopen(cover, "w");
 	if (!f) {
 		fprintf(stderr, "nmx upstream-cover: cannot write %s\n", cover);
+		free(text);
+		free(body);
+		free(maint);
+		free(to);
+		free(cc);
 		return EXIT_INFRA;
 	}
 	body_line = strcspn(body, "\n");
