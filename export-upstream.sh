@@ -125,6 +125,8 @@ main() {
 		esac
 	done
 	[ ${#runs[@]} -gt 0 ] || usage
+	# The tool that decides, as this checkout has it (as matrix.sh does).
+	make -s -C "$NMX_TOP/tools/nmx" >&2 || exit 2
 	name=$(git -C "$NMX_TOP" config user.name || true)
 	email=$(git -C "$NMX_TOP" config user.email || true)
 	if [ -z "$name" ] || [ -z "$email" ]; then
