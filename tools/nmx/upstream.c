@@ -492,7 +492,7 @@ static int plan_topic(struct up_ctx *x, struct ydoc *y, const char *name,
 	yaml_node_t *list = ydoc_get(y, topic, "patches");
 	const char *subject = ydoc_str(ydoc_get(y, topic, "subject"));
 	struct up_patch *p;
-	struct strlist all = { 0 };
+	struct strlist all = { 0 }, subjects = { 0 };
 	char dir[PATH_MAX], path[PATH_MAX + 32], package[128] = "";
 	char **evidence;
 	size_t n, i, j;
@@ -555,30 +555,8 @@ static int plan_topic(struct up_ctx *x, struct ydoc *y, const char *name,
 			fprintf(f, "%s\n", p[i].path);
 		if (f)
 			fclose(f);
-		snprintf(path, sizeof(path), "%s/cover.txt", dir);
-		f = fopen(path, "w");
-		if (f) {
-			fprintf(f, "%s\n\n", subject);
-			char intro[512];
-
-			snprintf(intro, sizeof(intro),
-				 "Found by booting kernels built from %s under QEMU and tracing with function_graph, set_graph_function and set_graph_notrace (notrace-matrix). Each patch says what the booted kernels showed without it and with it. The base-commit below is that tree imported into git, not a mainline commit.",
-				 package[0] ? package : x->tree);
-			put_text(f, intro);
-			fputc('\n', f);
-			for (i = 0; i < n; i++) {
-				char *s, *b;
-
-				if (!read_message(p[i].path, &s, &b)) {
-					fprintf(f, "  %s\n", s);
-					free(s);
-					free(b);
-				}
-			}
-		}
-		if (f)
-			fclose(f);
-		for (i = 0; i < n; i++) {
+		/* Each message as sent; the subjects again for the cover. */
+		for (i = 0; i < n && !ret; i++) {
 			char *s, *b;
 
 			if (read_message(p[i].path, &s, &b)) {
@@ -593,10 +571,29 @@ static int plan_topic(struct up_ctx *x, struct ydoc *y, const char *name,
 				write_message(f, s, b, evidence[i], x->identity);
 				fclose(f);
 			}
+			strlist_add(&subjects, s);
 			free(s);
 			free(b);
 		}
 	}
+	if (!ret) {
+		char intro[512];
+
+		snprintf(intro, sizeof(intro),
+			 "Found by booting kernels built from %s under QEMU and tracing with function_graph, set_graph_function and set_graph_notrace (notrace-matrix). Each patch says what the booted kernels showed without it and with it. The base-commit below is that tree imported into git, not a mainline commit.",
+			 package[0] ? package : x->tree);
+		snprintf(path, sizeof(path), "%s/cover.txt", dir);
+		f = fopen(path, "w");
+		if (f) {
+			fprintf(f, "%s\n\n", subject);
+			put_text(f, intro);
+			fputc('\n', f);
+			for (i = 0; i < subjects.n; i++)
+				fprintf(f, "  %s\n", subjects.v[i]);
+			fclose(f);
+		}
+	}
+	strlist_free(&subjects);
 	for (i = 0; i < n; i++) {
 		free(evidence[i]);
 		strlist_free(&p[i].shows);
