@@ -39,15 +39,10 @@ run_dir() {
 
 # pristine PACKAGE: the unpacked, git-initialised tree of that package.
 pristine() {
-	local found dir=''
-	for found in "$NMX_CACHE/src/${1}_"*; do
-		[ -f "$found.ok" ] && dir=$found
-	done
-	if [ -z "$dir" ]; then
+	if ! pristine_dir "$1"; then
 		err "$1 is not unpacked in $NMX_CACHE/src: run the matrix on its tree once"
 		exit 2
 	fi
-	printf '%s\n' "$dir"
 }
 
 # export_topic TOPIC PLAN_DIR OUT_DIR PRISTINE SERIES_DIR NAME EMAIL:
@@ -61,8 +56,7 @@ export_topic() {
 	work=$2/work-$1
 	mkdir -p "$work"
 	# Called in a condition, where set -e does not act: each step says.
-	if ! git clone -q --shared --no-checkout "$src" "$work/tree" ||
-		! git -C "$work/tree" checkout -q --detach pristine; then
+	if ! pristine_clone "$src" "$work/tree"; then
 		err "$topic: cannot check out $src's pristine tag"
 		return 1
 	fi
@@ -101,10 +95,8 @@ export_topic() {
 	# established.
 	: >"$out/checkpatch.txt"
 	for patch in "${patches[@]}"; do
-		perl "$work/tree/scripts/checkpatch.pl" --strict --no-tree -q \
-			"$patch" >>"$out/checkpatch.txt" 2>&1 || true
-		if grep -E '^(ERROR|WARNING|CHECK):' "$out/checkpatch.txt" |
-			grep -vEq "$(checkpatch_allowed "$patch" "$series/FINDINGS.md")"; then
+		if ! checkpatch_clean "$work/tree" "$patch" "$series/FINDINGS.md" \
+			>>"$out/checkpatch.txt"; then
 			err "$topic: ${patch##*/} is not checkpatch.pl --strict clean ($out/checkpatch.txt)"
 			return 1
 		fi

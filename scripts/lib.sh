@@ -212,3 +212,33 @@ checkpatch_allowed() {
 	fi
 	echo "$ok"
 }
+
+# checkpatch_clean TREE PATCH FINDINGS: TREE's scripts/checkpatch.pl
+# --strict on PATCH, its output on stdout; 1 when it complains of more
+# than checkpatch_allowed() lets through.
+checkpatch_clean() {
+	local out
+	# In TREE, as a maintainer runs it: checkpatch asks the git tree of
+	# its working directory about the commit ids it meets.
+	out=$(cd "$1" && { perl scripts/checkpatch.pl --strict --no-tree -q "$2" 2>&1 || :; })
+	printf '%s\n' "$out"
+	! grep -E '^(ERROR|WARNING|CHECK):' <<<"$out" |
+		grep -vEq "$(checkpatch_allowed "$2" "$3")"
+}
+
+# pristine_dir PACKAGE: the unpacked, git-initialised Debian tree of
+# PACKAGE in the cache (build.sh's ensure_pristine); 1 when there is none.
+pristine_dir() {
+	local found dir=''
+	for found in "$NMX_CACHE/src/${1}_"*; do
+		[ -f "$found.ok" ] && dir=$found
+	done
+	[ -n "$dir" ] && printf '%s\n' "$dir"
+}
+
+# pristine_clone PRISTINE DEST: a scratch clone of PRISTINE, sharing its
+# objects, checked out at its "pristine" tag.
+pristine_clone() {
+	git clone -q --shared --no-checkout "$1" "$2" &&
+		git -C "$2" checkout -q --detach pristine
+}

@@ -22,8 +22,7 @@ source "$TOP/scripts/lib.sh"
 applies() {
 	local scratch patch rc=0
 	scratch=$(mktemp -d)
-	if git clone -q --shared --no-checkout "$1" "$scratch/t" 2>&1 &&
-		git -C "$scratch/t" checkout -q --detach pristine 2>&1; then
+	if pristine_clone "$1" "$scratch/t" 2>&1; then
 		while read -r patch; do
 			case $patch in '' | '#'*) continue ;; esac
 			git -C "$scratch/t" -c user.name=nmx -c user.email=nmx@localhost \
@@ -40,10 +39,7 @@ main() {
 	local tree series package pristine patch n=0 out found
 	local -a lines=()
 	while read -r tree series package; do
-		pristine=''
-		for found in "$NMX_CACHE/src/${package}_"*; do
-			[ -f "$found.ok" ] && pristine=$found
-		done
+		pristine=$(pristine_dir "$package") || true
 		while read -r patch; do
 			case $patch in '' | '#'*) continue ;; esac
 			n=$((n + 1))
@@ -51,16 +47,14 @@ main() {
 				lines+=("ok $n $tree/$patch # SKIP $package not unpacked in $NMX_CACHE/src")
 				continue
 			fi
-			out=$(perl "$pristine/scripts/checkpatch.pl" --strict --no-tree -q \
-				"$TOP/$series/$patch" 2>&1 || true)
-			if grep -E '^(ERROR|WARNING|CHECK):' <<<"$out" |
-				grep -vEq "$(checkpatch_allowed "$TOP/$series/$patch" "$TOP/$series/FINDINGS.md")"; then
+			if out=$(checkpatch_clean "$pristine" "$TOP/$series/$patch" \
+				"$TOP/$series/FINDINGS.md"); then
+				lines+=("ok $n $tree/$patch")
+			else
 				lines+=("not ok $n $tree/$patch")
 				while read -r found; do
 					lines+=("# $found")
 				done <<<"$out"
-			else
-				lines+=("ok $n $tree/$patch")
 			fi
 		done <"$TOP/$series/series"
 		n=$((n + 1))
