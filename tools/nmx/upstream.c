@@ -279,6 +279,11 @@ static char *joined(const struct strlist *l, const char *sep)
 }
 
 /* The evidence paragraph of a commit message. */
+static const char *runs_word(const struct strlist *runs)
+{
+	return runs->n > 1 ? "runs" : "run";
+}
+
 static void put_evidence(FILE *f, const struct up_patch *p,
 			 const struct up_evidence *ev, const char *tree)
 {
@@ -291,12 +296,14 @@ static void put_evidence(FILE *f, const struct up_patch *p,
 	fprintf(t, "Booted under QEMU (TCG) with notrace-matrix, %s:",
 		ev->package[0] ? ev->package : tree);
 	if (p->without && !strcmp(with, without))
-		fprintf(t, " run %s, without this patch and with it.", with);
+		fprintf(t, " %s %s, without this patch and with it.",
+			runs_word(&ev->with_runs), with);
 	else if (p->without)
-		fprintf(t, " without this patch in run %s, with it in run %s.",
-			without, with);
+		fprintf(t, " without this patch in %s %s, with it in %s %s.",
+			runs_word(&ev->without_runs), without,
+			runs_word(&ev->with_runs), with);
 	else
-		fprintf(t, " run %s.", with);
+		fprintf(t, " %s %s.", runs_word(&ev->with_runs), with);
 	fclose(t);
 	put_text(f, text);
 	free(text);
