@@ -73,6 +73,12 @@ set -euo pipefail
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/scripts/lib.sh"
 
+# --help: this file's opening comment, the one description of the options.
+help() {
+	sed -n '2,/^set -euo pipefail$/s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+	exit 0
+}
+
 usage() {
 	echo "usage: $0 [--no-install] [-j N] [--boot-with qemu|lava] [--loader uboot|qemu] [--tree T]... [--variant V]... [--cell C]..." >&2
 	echo "       $0 [--no-install] --patches PATH [--tree T]... [--cell C]..." >&2
@@ -405,6 +411,14 @@ main() {
 	local -a select=() plan=() baseline=()
 	while [ $# -gt 0 ]; do
 		case $1 in
+		# --opt=value is --opt value.
+		--*=*) set -- "${1%%=*}" "${1#*=}" "${@:2}"; continue ;;
+		-h | --help) help ;;
+		--version)
+			printf 'notrace-matrix %s\n' \
+				"$(git -C "$NMX_TOP" describe --always --dirty 2>/dev/null || echo unknown)"
+			exit 0
+			;;
 		--no-install) install=0; shift ;;
 		--tree)
 			[ $# -ge 2 ] || usage
@@ -431,7 +445,7 @@ main() {
 		-j) [ $# -ge 2 ] || usage; JOBS=$2; shift 2 ;;
 		-j[0-9]*) JOBS=${1#-j}; shift ;;
 		--merge) [ $# -ge 2 ] || usage; merge=$2; shift 2; shards=("$@"); shift $# ;;
-		*) usage ;;
+		*) err "unknown option '$1' (--help lists them)"; usage ;;
 		esac
 	done
 	if [ -n "$resume" ] && { [ "${#select[@]}" -gt 0 ] || [ -n "$patches" ]; }; then
