@@ -463,3 +463,26 @@ fake_cell() { # dir status-of-configure
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"riscv64.yaml:"*"'alone' must be true or false"* ]]
 }
+
+@test "nmx --help: the user's commands apart from the steps, on stdout, exit 0; nmx CMD --help: that command" {
+	run --separate-stderr "$NMX" --help
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[[ "$output" == *"A run's results"*"summary RUN_DIR"*"report "*"compare "*"merge "*"The steps of a run"*"judge --log"* ]]
+	run "$NMX" -h
+	[ "$status" -eq 0 ]
+	run --separate-stderr "$NMX" compare --help
+	[ "$status" -eq 0 ]
+	[ -z "$stderr" ]
+	[[ "$output" == "usage: nmx compare "* ]]
+	[[ "$output" != *"summary"* ]]
+	run "$NMX" judge -h
+	[ "$status" -eq 0 ]
+	[[ "$output" == "usage: nmx judge --log BOOT_LOG"* ]]
+}
+
+@test "nmx: an unknown command is named, exit 2" {
+	run "$NMX" judgee
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown command 'judgee'"* ]]
+}

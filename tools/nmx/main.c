@@ -46,73 +46,135 @@ int load_matrix(struct matrix *m)
 	return 0;
 }
 
+/*
+ * The commands: what `nmx --help` and `nmx CMD --help` print. The user's
+ * commands (a run's results) come first; the rest are the steps
+ * matrix.sh, build.sh and boot.sh call.
+ */
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	int user;
+	const char *help;	/* synopsis, then indented lines */
+};
+
+static const struct command commands[] = {
+	{ "summary", cmd_summary, 1,
+"summary RUN_DIR\n"
+"        write RUN_DIR/summary.txt; exit 0 all pass, 1 failures, 2 infrastructure\n" },
+	{ "report", cmd_report, 1,
+"report [--baseline EARLIER_RUN_DIR] RUN_DIR\n"
+"        write RUN_DIR/report.html, report.md, junit.xml and kcidb.json\n" },
+	{ "compare", cmd_compare, 1,
+"compare [-b BEFORE_VARIANT -a AFTER_VARIANT] BEFORE_RUN_DIR AFTER_RUN_DIR\n"
+"        per architecture: fixed, regressed, trace shape changed; exit 1 on a regression\n" },
+	{ "merge", cmd_merge, 1,
+"merge --plan PLAN.tsv --out RUN_DIR SHARD_RUN_DIR...\n"
+"        one run from shards (matrix.sh --shard): their cells, the planned cells\n"
+"        none reported as missing; then summary and reports; exits as summary\n" },
+	{ "cells", cmd_cells, 0,
+"cells [--tree T] [--variant V] [--cell C]... | --set NAME | --e2e\n"
+"        list 'tree variant cell' lines a run covers (default: matrix.yaml run;\n"
+"        --set NAME: the set of that name in matrix.yaml sets; --e2e: --set e2e,\n"
+"        the end-to-end test's). A cell is left out of trees older than its\n"
+"        guest.min_kernel or newer than its guest.max_kernel (an error if both\n"
+"        were named)\n" },
+	{ "trees", cmd_trees, 0,
+"trees [--newest]\n"
+"        list 'tree series-directory package' lines, one per tree (for -l: its\n"
+"        directory, and on stderr which series it takes and why); --newest: the\n"
+"        name of the tree of the highest version (what --patches runs on;\n"
+"        nothing if no tree names its version)\n" },
+	{ "env", cmd_env, 0,
+"env --tree T --variant V --cell C\n"
+"        shell assignments (NMX_*) describing one cell, for build.sh/boot.sh\n" },
+	{ "fragment", cmd_fragment, 0,
+"fragment --cell C [--tree T] --common FILE -o OUT\n"
+"        write the requested kconfig: common, then cell (with the kconfig_since\n"
+"        symbols tree T's version takes; needed if the cell has some), then\n"
+"        matrix extras\n" },
+	{ "config-check", cmd_config_check, 0,
+"config-check REQUESTED DOTCONFIG\n"
+"        fail (exit 1) naming each requested symbol that did not survive\n" },
+	{ "qemu-cmd", cmd_qemu_cmd, 0,
+"qemu-cmd --cell C --kernel K --initrd I [--dtb D] [--accel A] --log L\n"
+"        print the QEMU command line, NUL-separated (--probe instead of\n"
+"        --initrd: the accelerator probe's, booting to the no-init panic;\n"
+"        --uboot-dtb DTB: through the cell's U-Boot, K and I being the uImage and\n"
+"        ramdisk image; --dump-dtb F: QEMU writes the board's device tree to F)\n" },
+	{ "uboot-bootcmd", cmd_uboot_bootcmd, 0,
+"uboot-bootcmd --cell C\n"
+"        U-Boot's boot command for the cell (its control device tree's /config/bootcmd)\n" },
+	{ "lava-job", cmd_lava_job, 0,
+"lava-job --tree T --variant V --cell C --kernel K --initrd I [--dtb D]\n"
+"         [--accel A] [--timeout SECS] -o DIR\n"
+"        write DIR/device.yaml and DIR/job.yaml: the cell's boot for lava-run\n"
+"        (absolute paths; the job deploys them as file:// URLs)\n" },
+	{ "lava-log", cmd_lava_log, 0,
+"lava-log LAVA_RUN_LOG\n"
+"        the console lines of a lava-run log, as the boot.log nmx judge reads\n" },
+	{ "deps", cmd_deps, 0,
+"deps\n"
+"        the Debian packages and busybox architectures every cell of arches/ needs\n" },
+	{ "guest-header", cmd_guest_header, 0,
+"guest-header [--tree T] [--src KERNEL_TREE] --cell C\n"
+"        the cell's facts as the C header the guest is built with\n" },
+	{ "judge", cmd_judge, 0,
+"judge --log BOOT_LOG --out DIR [--timed-out] [--findings FINDINGS.md --cell C --variant V]\n"
+"        decide from the console log; write DIR/verdict.json and the traces\n" },
+	{ "result", cmd_result, 0,
+"result --cell-dir DIR\n"
+"        merge DIR/stages.tsv, meta.tsv, reproduce.sh, verdict.json into result.json\n" },
+	{ "plan", cmd_plan, 0,
+"plan gitlab\n"
+"        the default run as a GitLab CI pipeline: a shard job per tree and cell, then the merge\n" },
+	{ "upstream-plan", cmd_upstream_plan, 0,
+"upstream-plan --tree T --identity \"Name <email>\" --out DIR RUN_DIR...\n"
+"        per topic of the tree's upstream.yaml: proven by the runs (exit 1 if one\n"
+"        is refused), its patches, commit messages and cover text under DIR\n" },
+	{ "upstream-cover", cmd_upstream_cover, 0,
+"upstream-cover --cover COVER_LETTER --body TEXT --maintainers GET_MAINTAINER_OUT\n"
+"        fill git format-patch's cover letter: subject, body, To: and Cc:\n" },
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void put_commands(FILE *f, int user)
+{
+	size_t i;
+
+	for (i = 0; i < NR_COMMANDS; i++)
+		if (commands[i].user == user)
+			fprintf(f, "  %s", commands[i].help);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: nmx [-m matrix.yaml] [-a arches-dir] [-p patches-dir]\n"
 "           [-l kernel-dir [-s series-tree]] COMMAND [ARGS]\n"
+"       nmx COMMAND --help\n"
 "\n"
 "  -p DIR: every tree with an 'upstream' variant gets a variant 'patched':\n"
 "        upstream with the patches DIR/series names on top\n"
 "  -l DIR: a tree 'local' built from the kernel checkout DIR, with the series\n"
 "        of the tree whose version DIR's Makefile has (or of -s TREE)\n"
 "\n"
-"  cells [--tree T] [--variant V] [--cell C]... | --set NAME | --e2e\n"
-"        list 'tree variant cell' lines a run covers (default: matrix.yaml run;\n"
-"        --set NAME: the set of that name in matrix.yaml sets; --e2e: --set e2e,\n"
-"        the end-to-end test's). A cell is left out of trees older than its\n"
-"        guest.min_kernel or newer than its guest.max_kernel (an error if both\n"
-"        were named)\n"
-"  trees [--newest]\n"
-"        list 'tree series-directory package' lines, one per tree (for -l: its\n"
-"        directory, and on stderr which series it takes and why); --newest: the\n"
-"        name of the tree of the highest version (what --patches runs on;\n"
-"        nothing if no tree names its version)\n"
-"  env --tree T --variant V --cell C\n"
-"        shell assignments (NMX_*) describing one cell, for build.sh/boot.sh\n"
-"  fragment --cell C [--tree T] --common FILE -o OUT\n"
-"        write the requested kconfig: common, then cell (with the kconfig_since\n"
-"        symbols tree T's version takes; needed if the cell has some), then\n"
-"        matrix extras\n"
-"  config-check REQUESTED DOTCONFIG\n"
-"        fail (exit 1) naming each requested symbol that did not survive\n"
-"  qemu-cmd --cell C --kernel K --initrd I [--dtb D] [--accel A] --log L\n"
-"        print the QEMU command line, NUL-separated (--probe instead of\n"
-"        --initrd: the accelerator probe's, booting to the no-init panic;\n"
-"        --uboot-dtb DTB: through the cell's U-Boot, K and I being the uImage and\n"
-"        ramdisk image; --dump-dtb F: QEMU writes the board's device tree to F)\n"
-"  uboot-bootcmd --cell C\n"
-"        U-Boot's boot command for the cell (its control device tree's /config/bootcmd)\n"
-"  lava-job --tree T --variant V --cell C --kernel K --initrd I [--dtb D]\n"
-"           [--accel A] [--timeout SECS] -o DIR\n"
-"        write DIR/device.yaml and DIR/job.yaml: the cell's boot for lava-run\n"
-"        (absolute paths; the job deploys them as file:// URLs)\n"
-"  lava-log LAVA_RUN_LOG\n"
-"        the console lines of a lava-run log, as the boot.log nmx judge reads\n"
-"  deps\n"
-"        the Debian packages and busybox architectures every cell of arches/ needs\n"
-"  guest-header [--tree T] [--src KERNEL_TREE] --cell C\n"
-"        the cell's facts as the C header the guest is built with\n"
-"  judge --log BOOT_LOG --out DIR [--timed-out] [--findings FINDINGS.md --cell C --variant V]\n"
-"        decide from the console log; write DIR/verdict.json and the traces\n"
-"  result --cell-dir DIR\n"
-"        merge DIR/stages.tsv, meta.tsv, reproduce.sh, verdict.json into result.json\n"
-"  summary RUN_DIR\n"
-"        write RUN_DIR/summary.txt; exit 0 all pass, 1 failures, 2 infrastructure\n"
-"  report [--baseline EARLIER_RUN_DIR] RUN_DIR\n"
-"        write RUN_DIR/report.html, report.md, junit.xml and kcidb.json\n"
-"  compare [-b BEFORE_VARIANT -a AFTER_VARIANT] BEFORE_RUN_DIR AFTER_RUN_DIR\n"
-"        per architecture: fixed, regressed, trace shape changed; exit 1 on a regression\n"
-"  plan gitlab\n"
-"        the default run as a GitLab CI pipeline: a shard job per tree and cell, then the merge\n"
-"  merge --plan PLAN.tsv --out RUN_DIR SHARD_RUN_DIR...\n"
-"        one run from shards (matrix.sh --shard): their cells, the planned cells\n"
-"        none reported as missing; then summary and reports; exits as summary\n"
-"  upstream-plan --tree T --identity \"Name <email>\" --out DIR RUN_DIR...\n"
-"        per topic of the tree's upstream.yaml: proven by the runs (exit 1 if one\n"
-"        is refused), its patches, commit messages and cover text under DIR\n"
-"  upstream-cover --cover COVER_LETTER --body TEXT --maintainers GET_MAINTAINER_OUT\n"
-"        fill git format-patch's cover letter: subject, body, To: and Cc:\n");
+"A run's results (results/<run-id>):\n");
+	put_commands(f, 1);
+	fprintf(f, "\nThe steps of a run (matrix.sh, build.sh and boot.sh call them):\n");
+	put_commands(f, 0);
+}
+
+/* `nmx CMD --help` (or -h), before CMD parses its options. */
+static int asks_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return 1;
+	return 0;
 }
 
 int parse_selection(int argc, char **argv, struct selection *s)
@@ -191,34 +253,13 @@ int parse_selection(int argc, char **argv, struct selection *s)
 
 int main(int argc, char **argv)
 {
-	static const struct {
-		const char *name;
-		int (*fn)(int argc, char **argv);
-	} cmds[] = {
-		{ "cells", cmd_cells },
-		{ "trees", cmd_trees },
-		{ "env", cmd_env },
-		{ "fragment", cmd_fragment },
-		{ "config-check", cmd_config_check },
-		{ "qemu-cmd", cmd_qemu_cmd },
-		{ "uboot-bootcmd", cmd_uboot_bootcmd },
-		{ "guest-header", cmd_guest_header },
-		{ "deps", cmd_deps },
-		{ "judge", cmd_judge },
-		{ "result", cmd_result },
-		{ "summary", cmd_summary },
-		{ "report", cmd_report },
-		{ "compare", cmd_compare },
-		{ "merge", cmd_merge },
-		{ "upstream-plan", cmd_upstream_plan },
-		{ "upstream-cover", cmd_upstream_cover },
-		{ "plan", cmd_plan },
-		{ "lava-job", cmd_lava_job },
-		{ "lava-log", cmd_lava_log },
-	};
 	size_t i;
 	int opt;
 
+	if (argc > 1 && !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return EXIT_PASS;
+	}
 	while ((opt = getopt(argc, argv, "+m:a:p:l:s:h")) != -1) {
 		switch (opt) {
 		case 'm': matrix_path = optarg; break;
@@ -234,15 +275,20 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_INFRA;
 	}
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		if (strcmp(argv[optind], cmds[i].name))
+	for (i = 0; i < NR_COMMANDS; i++) {
+		if (strcmp(argv[optind], commands[i].name))
 			continue;
 		argc -= optind;
 		argv += optind;
+		if (asks_help(argc, argv)) {
+			printf("usage: nmx %s", commands[i].help);
+			return EXIT_PASS;
+		}
 		optind = 0;	/* glibc: restart getopt for the subcommand */
-		return cmds[i].fn(argc, argv);
+		return commands[i].fn(argc, argv);
 	}
-	fprintf(stderr, "nmx: unknown command '%s'\n", argv[optind]);
+	fprintf(stderr, "nmx: unknown command '%s' (nmx --help lists them)\n",
+		argv[optind]);
 	usage(stderr);
 	return EXIT_INFRA;
 }
