@@ -485,6 +485,13 @@ main() {
 		err "--patches runs the variants upstream and patched: no --variant with it"
 		exit 2
 	fi
+	# A selection that names no cell is refused before anything is
+	# installed or waited for, where nmx builds already (on a fresh
+	# machine it builds after the install, and the check follows it).
+	if [ -z "$resume$merge$local_dir" ] &&
+		make -s -C "$NMX_TOP/tools/nmx" >/dev/null 2>&1; then
+		nmx cells "${select[@]}" >/dev/null || exit 2
+	fi
 	if [ "$install" -eq 1 ]; then
 		"$NMX_TOP/scripts/install-deps.sh" || exit 2
 	fi

@@ -40,3 +40,16 @@ load helpers
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--boot-with kvm: qemu (QEMU directly) or lava"* ]]
 }
+
+@test "a selection that names no cell is refused before waiting on another run's lock" {
+	setup_fake "" "fake"
+	mkdir -p "$NMX_CACHE"
+	flock "$NMX_CACHE/matrix.lock" sleep 20 &
+	local holder=$!
+	sleep 0.5
+	run timeout 10 "$TOP/matrix.sh" --no-install --cell armm64
+	kill "$holder"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"armm64"* ]]
+	[[ "$output" != *"waiting for it to finish"* ]]
+}
