@@ -59,6 +59,12 @@ const struct cell_run *run_find(const struct run *run, const char *tv,
 /* Is @run->c[@i] the first cell of its tree-variant? */
 int first_of_tv(const struct run *run, int i);
 /*
+ * How the reports name @c's variant: "upstream" in a run of one tree,
+ * "linux-6.12/upstream" in a run of several, where the variant alone
+ * would not say which column is which tree.
+ */
+const char *variant_label(const struct run *run, const struct cell_run *c);
+/*
  * Subtest @name from @before to @after: +1 regressed (it passed, or failed
  * as expected, and now fails or did not run), -1 fixed (it failed and now
  * passes, or fails only as expected, or its expected failure now passes:

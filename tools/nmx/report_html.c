@@ -132,7 +132,7 @@ static void grid(FILE *f, const struct run *run, const struct run *base)
 	fputs("</tr>\n<tr>", f);
 	for (i = 0; i < run->nr; i++) {
 		fputs("<th>", f);
-		put_html(f, run->c[i].variant);
+		put_html(f, variant_label(run, &run->c[i]));
 		fputs("</th>", f);
 	}
 	fputs("</tr>\n<tr><th>cell status</th>", f);

@@ -276,6 +276,20 @@ int first_of_tv(const struct run *run, int i)
 	return 1;
 }
 
+const char *variant_label(const struct run *run, const struct cell_run *c)
+{
+	static char label[256];
+	int k;
+
+	for (k = 0; k < run->nr; k++)
+		if (strcmp(run->c[k].tree, c->tree))
+			break;
+	if (k == run->nr)
+		return c->variant;
+	snprintf(label, sizeof(label), "%s/%s", c->tree, c->variant);
+	return label;
+}
+
 int subtest_change(const struct cell_run *before,
 		   const struct cell_run *after, const char *name)
 {

@@ -83,7 +83,7 @@ int report_md(const struct run *run, const struct run *base, FILE *f)
 		const struct cell_run *c = &run->c[i];
 
 		fprintf(f, "| %s | %s | %s | %d | %d | %d | %d | ", c->cell,
-			c->variant, c->status, count_results(c, V_PASS),
+			variant_label(run, c), c->status, count_results(c, V_PASS),
 			count_results(c, V_FAIL), count_results(c, V_XFAIL),
 			count_results(c, V_SKIP));
 		md_text(f, c->reason);
@@ -110,7 +110,7 @@ int report_md(const struct run *run, const struct run *base, FILE *f)
 			fputs("| scenario |", f);
 			for (i = 0; i < run->nr; i++)
 				fprintf(f, " %s %s |", run->c[i].cell,
-					run->c[i].variant);
+					variant_label(run, &run->c[i]));
 			fputs("\n|---|", f);
 			for (i = 0; i < run->nr; i++)
 				fputs("---|", f);
@@ -142,7 +142,7 @@ int report_md(const struct run *run, const struct run *base, FILE *f)
 		if (cell_failed_before_tests(c)) {
 			char *text = failure_excerpt(c, NULL, NULL);
 
-			fprintf(f, "- **%s %s**: %s: ", c->cell, c->variant,
+			fprintf(f, "- **%s %s**: %s: ", c->cell, variant_label(run, c),
 				c->status);
 			md_text(f, c->reason);
 			fprintf(f, " (`%s/`)\n\n```\n%s\n```\n\n", c->rel, text);
@@ -158,7 +158,7 @@ int report_md(const struct run *run, const struct run *base, FILE *f)
 				continue;
 			text = failure_excerpt(c, run->scen[s], &line);
 			fprintf(f, "- **%s %s** `%s`: %s (`%s/boot.log` line %d)\n\n```\n%s\n```\n\n",
-				c->cell, c->variant, run->scen[s], r, c->rel,
+				c->cell, variant_label(run, c), run->scen[s], r, c->rel,
 				line, text);
 			free(text);
 			shown++;
@@ -178,7 +178,7 @@ int report_md(const struct run *run, const struct run *base, FILE *f)
 			if (first)
 				fprintf(f, "- `%s` on", run->scen[s]);
 			fprintf(f, "%s %s %s", first ? "" : ",",
-				run->c[i].cell, run->c[i].variant);
+				run->c[i].cell, variant_label(run, &run->c[i]));
 			first = 0;
 			shown++;
 		}
