@@ -278,12 +278,12 @@ static char *joined(const struct strlist *l, const char *sep)
 	return s;
 }
 
-/* The evidence paragraph of a commit message. */
 static const char *runs_word(const struct strlist *runs)
 {
 	return runs->n > 1 ? "runs" : "run";
 }
 
+/* The evidence paragraph of a commit message. */
 static void put_evidence(FILE *f, const struct up_patch *p,
 			 const struct up_evidence *ev, const char *tree)
 {
@@ -612,6 +612,15 @@ static int plan_topic(struct up_ctx *x, struct ydoc *y, const char *name,
 	return ret;
 }
 
+static void free_runs(struct up_ctx *x)
+{
+	int i;
+
+	for (i = 0; i < x->nr_runs; i++)
+		run_free(&x->runs[i]);
+	x->nr_runs = 0;
+}
+
 int cmd_upstream_plan(int argc, char **argv)
 {
 	struct up_ctx x = { 0 };
@@ -666,8 +675,7 @@ int cmd_upstream_plan(int argc, char **argv)
 		x.nr_runs++;
 	}
 	if (err || load_matrix(&m)) {
-		for (i = 0; i < x.nr_runs; i++)
-			run_free(&x.runs[i]);
+		free_runs(&x);
 		return EXIT_INFRA;
 	}
 	t = matrix_tree(&m, x.tree);
@@ -675,8 +683,7 @@ int cmd_upstream_plan(int argc, char **argv)
 		fprintf(stderr, "nmx upstream-plan: no tree '%s' in %s\n", x.tree,
 			matrix_path);
 		matrix_free(&m);
-		for (i = 0; i < x.nr_runs; i++)
-			run_free(&x.runs[i]);
+		free_runs(&x);
 		return EXIT_INFRA;
 	}
 	snprintf(repo, sizeof(repo), "%s", matrix_path);
@@ -688,8 +695,7 @@ int cmd_upstream_plan(int argc, char **argv)
 	snprintf(yaml, sizeof(yaml), "%s/upstream.yaml", series_dir);
 	if (ydoc_load(&y, yaml)) {
 		matrix_free(&m);
-		for (i = 0; i < x.nr_runs; i++)
-			run_free(&x.runs[i]);
+		free_runs(&x);
 		return EXIT_INFRA;
 	}
 	root = ydoc_root(&y);
@@ -732,8 +738,7 @@ int cmd_upstream_plan(int argc, char **argv)
 		fclose(out);
 	ydoc_free(&y);
 	matrix_free(&m);
-	for (i = 0; i < x.nr_runs; i++)
-		run_free(&x.runs[i]);
+	free_runs(&x);
 	return err ? EXIT_INFRA : refused ? EXIT_FAIL : EXIT_PASS;
 }
 
