@@ -222,6 +222,14 @@ new_run_dir() {
 	echo "$id"
 }
 
+# cell_finished DIR: the cell's result.json, and the run's "[k/N] ..." line.
+# shellcheck disable=SC2317
+cell_finished() {
+	local line
+	line=$(nmx result --cell-dir "$1" --progress) || return 0
+	progress "$line"
+}
+
 # build_cell RUN_ID TREE VARIANT CELL: a fresh cell directory, then
 # build.sh. A cell that does not build is finished (its result written).
 # shellcheck disable=SC2317 # build_cell, boot_cell, run_cell: run by in_group
@@ -235,9 +243,7 @@ build_cell() {
 	printf '#!/bin/sh\n# Reproduce %s (%s-%s) by hand, stage by stage.\nset -e\n' \
 		"$cell" "$tree" "$variant" >"$dir/reproduce.sh"
 	"$NMX_TOP/build.sh" --cell-dir "$dir" "$tree" "$variant" "$cell" || rc=$?
-	if [ "$rc" -ne 0 ]; then
-		nmx result --cell-dir "$dir" || true
-	fi
+	[ "$rc" -eq 0 ] || cell_finished "$dir"
 	return "$rc"
 }
 
@@ -247,7 +253,7 @@ build_cell() {
 boot_cell() {
 	local dir=$NMX_RESULTS/$1/$2-$3/$4
 	"$NMX_TOP/boot.sh" --cell-dir "$dir" "$2" "$3" "$4" || true
-	nmx result --cell-dir "$dir" || true
+	cell_finished "$dir"
 }
 
 # shellcheck disable=SC2317
@@ -493,7 +499,10 @@ main() {
 		nmx cells "${select[@]}" >/dev/null || exit 2
 	fi
 	if [ "$install" -eq 1 ]; then
-		"$NMX_TOP/scripts/install-deps.sh" || exit 2
+		local -a profile=()
+		[ "${NMX_BOOT_WITH:-qemu}" != lava ] || profile+=(--lava)
+		[ -z "${NMX_DISTCC_HOSTS:-}" ] || profile+=(--distcc)
+		"$NMX_TOP/scripts/install-deps.sh" "${profile[@]}" || exit 2
 	fi
 	make -s -C "$NMX_TOP/tools/nmx" >&2 || exit 2
 	if [ -n "$merge" ]; then

@@ -96,7 +96,7 @@ main() {
 		esac
 	done
 	[ "${#targets[@]}" -gt 0 ] || targets=(judge fgraph matrix rundir)
-	"$TOP/scripts/install-deps.sh" || exit 2
+	"$TOP/scripts/install-deps.sh" --tests || exit 2
 	make -s -C "$TOP/tools/nmx" fuzz
 	for target in "${targets[@]}"; do
 		fuzz_target "$target" "$runs" || failed=1

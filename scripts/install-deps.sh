@@ -1,32 +1,55 @@
 #!/usr/bin/env bash
-# Install the Debian packages notrace-matrix needs, only those missing:
-# the project's own, then what the trees and cells name (nmx deps: each
-# tree's linux-source, each cell's cross compiler, QEMU, firmware, and the
-# architectures of the guests' busybox-static). A tree's linux-source from
-# another Debian suite (linux-7.2: unstable) is downloaded and unpacked into
-# the cache (scripts/fetch-deb.sh), never installed.
+# install-deps.sh [--tests] [--lava] [--distcc] [--gitlab-ci-local]
+#
+# Install the Debian packages notrace-matrix needs, only those missing, by
+# profile:
+#   (always)          what a run needs: kernel build tools, the host tool's
+#                     libraries, and what the trees and cells name (nmx deps:
+#                     each tree's linux-source, each cell's cross compiler,
+#                     QEMU, firmware, the architectures of the guests'
+#                     busybox-static) -- what ./matrix.sh installs;
+#   --tests           what tests/run.sh needs beyond a run: the test tools,
+#                     clang for the fuzzers, the reports' checkers, headless
+#                     Chromium, and the three opt-ins below;
+#   --lava            LAVA's dispatcher (NMX_BOOT_WITH=lava, lava-run);
+#   --distcc          distcc (NMX_DISTCC_HOSTS);
+#   --gitlab-ci-local Node.js and gitlab-ci-local (the generated pipeline).
+# A tree's linux-source from another Debian suite (linux-7.2: unstable) is
+# downloaded and unpacked into the cache (scripts/fetch-deb.sh), never
+# installed.
+#
+# It says before installing how many packages apt will add, how much it
+# downloads and which dpkg architectures it adds; apt's own output goes to
+# a log in the cache. Installing takes root; once done, a normal user runs
+# the same profile with nothing missing, and nothing is asked of apt.
+# Exit 0, or 2 saying what is missing and how to install it.
 set -euo pipefail
 
-packages=(
+run_packages=(
 	# what building a kernel tree takes (the trees themselves: nmx deps),
 	# and what fetching one from another suite does (apt, dpkg-deb, the keyring)
 	make gcc binutils bc bison flex libssl-dev libelf-dev cpio
 	xz-utils git ccache kmod file debian-archive-keyring
-	# host tools and their tests
-	libyaml-dev libjansson-dev shellcheck bats python3-ply
+	# the host tool (tools/nmx)
+	libyaml-dev libjansson-dev
+)
+test_packages=(
+	shellcheck bats python3-ply
 	# scripts/fuzz.sh: libFuzzer, ASan and UBSan
 	clang
 	# the reports' tests: XML, KCIDB schema, HTML rendered headless
 	libxml2-utils python3-jsonschema chromium
-	# npm, for gitlab-ci-local (the pipeline's tests); distcc (NMX_DISTCC_HOSTS)
-	nodejs distcc
 )
 # LAVA's dispatcher, to boot the cells as LAVA jobs (boot.sh, lava-run
 # standalone). Without its recommends: those are a lab's (NFS, TFTP, LXC).
 lava_packages=(lava-dispatcher)
+distcc_packages=(distcc)
+gcl_packages=(nodejs)
 
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+INSTALL_LOG=$NMX_CACHE/logs/install.log
 
 # gitlab-ci-local runs the generated .gitlab-ci.yml here (tests/unit/
 # gitlab.bats; docs/ci.md). 4.66.1: later versions crash on Node 20. Into
@@ -37,32 +60,56 @@ install_gitlab_ci_local() {
 	[ "$("$dir/node_modules/.bin/gitlab-ci-local" --version 2>/dev/null)" = "$GITLAB_CI_LOCAL_VERSION" ] &&
 		return 0
 	command -v npm >/dev/null || return 0	# said by the package check
-	echo "notrace-matrix: installing gitlab-ci-local@$GITLAB_CI_LOCAL_VERSION into $dir" >&2
+	echo "notrace-matrix: installing gitlab-ci-local@$GITLAB_CI_LOCAL_VERSION into $dir (log: $INSTALL_LOG)" >&2
 	mkdir -p "$dir"
-	npm install --no-audit --no-fund --prefix "$dir" "gitlab-ci-local@$GITLAB_CI_LOCAL_VERSION" >&2
+	npm install --no-audit --no-fund --prefix "$dir" "gitlab-ci-local@$GITLAB_CI_LOCAL_VERSION" \
+		>>"$INSTALL_LOG" 2>&1 || { err "npm install failed; see $INSTALL_LOG"; return 2; }
+}
+
+# apt, its output into the log; on failure the log's tail on the console.
+apt_logged() {
+	if ! DEBIAN_FRONTEND=noninteractive "$@" >>"$INSTALL_LOG" 2>&1; then
+		tail -n 20 "$INSTALL_LOG" >&2
+		err "'$*' failed; the whole output is in $INSTALL_LOG"
+		return 2
+	fi
 }
 
 # The guests' static busybox comes from Debian's packages of the cells'
 # architectures: those not this machine's own are added to dpkg.
-add_foreign_archs() { # arch...
-	local arch added=0 have native
+missing_archs() { # arch...
+	local arch have native
 	# Read once: under pipefail, grep -q closing the pipe early can make
 	# dpkg die of SIGPIPE, and a present architecture look missing.
 	have=$(dpkg --print-foreign-architectures)
 	native=$(dpkg --print-architecture)
 	for arch in "$@"; do
 		[ "$arch" != "$native" ] || continue
-		grep -qx "$arch" <<<"$have" && continue
-		dpkg --add-architecture "$arch"
-		added=1
+		grep -qx "$arch" <<<"$have" || echo "$arch"
 	done
-	[ "$added" -eq 0 ] || apt-get update -q
 }
 
-# install_missing [--no-recommends] [--archs ARCH...] -- PACKAGE...: those
-# not installed.
+# What apt says an install would take: "N packages, X to download, Y on
+# disk" from its summary lines (apt-get --assume-no stops before doing it).
+apt_estimate() { # apt-get options and packages
+	local out
+	out=$(LC_ALL=C apt-get install --assume-no "$@" 2>/dev/null) || true
+	awk '
+		/newly installed/ { n = $3 }
+		/^Need to get/ { dl = $4 " " $5 }
+		/^After this operation/ { disk = $4 " " $5 }
+		END {
+			sub(/\/.*/, "", dl)
+			printf "%s packages, %s to download, %s on disk", n + 0,
+				dl == "" ? "0 B" : dl, disk == "" ? "0 B" : disk
+		}' <<<"$out"
+}
+
+# install_missing PROFILE [--no-recommends] [--archs ARCH...] -- PACKAGE...:
+# those not installed.
 install_missing() {
-	local pkg missing=() archs=() apt_opts=()
+	local profile=$1 pkg arch missing=() archs=() add=() apt_opts=()
+	shift
 	while [ "$1" != -- ]; do
 		case $1 in
 		--no-recommends) apt_opts+=(--no-install-recommends) ;;
@@ -76,26 +123,49 @@ install_missing() {
 		[[ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null)" == *'install ok installed'* ]] ||
 			missing+=("$pkg")
 	done
+	[ "${#archs[@]}" -eq 0 ] || mapfile -t add < <(missing_archs "${archs[@]}")
+	[ "${#missing[@]}" -gt 0 ] || [ "${#add[@]}" -gt 0 ] || return 0
 	if [ "$(id -u)" -ne 0 ]; then
-		if [ "${#missing[@]}" -gt 0 ]; then
-			echo "notrace-matrix: need root to install ${missing[*]}" >&2
-			return 2
-		fi
-		return 0
+		err "the $profile profile is not installed: missing ${missing[*]}${add[*]:+ (and dpkg architectures ${add[*]})}"
+		err "install it once as root: sudo $NMX_TOP/scripts/install-deps.sh${profile_flags:+ $profile_flags}"
+		return 2
 	fi
-	[ "${#archs[@]}" -eq 0 ] || add_foreign_archs "${archs[@]}"
-	if [ "${#missing[@]}" -gt 0 ]; then
-		echo "notrace-matrix: installing ${missing[*]}" >&2
-		apt-get update -q
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${apt_opts[@]}" "${missing[@]}"
+	mkdir -p "${INSTALL_LOG%/*}"
+	if [ "${#add[@]}" -gt 0 ]; then
+		echo "notrace-matrix: $profile: adding dpkg architectures ${add[*]} (their busybox-static for the guests)" >&2
+		for arch in "${add[@]}"; do
+			dpkg --add-architecture "$arch"
+		done
 	fi
+	[ "${#missing[@]}" -gt 0 ] || { apt_logged apt-get update; return; }
+	echo "notrace-matrix: $profile: updating apt's lists (log: $INSTALL_LOG)" >&2
+	apt_logged apt-get update
+	echo "notrace-matrix: $profile: installing ${#missing[@]} named (${missing[*]}):" \
+		"$(apt_estimate "${apt_opts[@]}" "${missing[@]}")" >&2
+	apt_logged apt-get install -y -q "${apt_opts[@]}" "${missing[@]}"
 }
 
+usage() {
+	echo "usage: $0 [--tests] [--lava] [--distcc] [--gitlab-ci-local]" >&2
+	exit 2
+}
+
+profile_flags=
 main() {
-	local kind name suite suite_name deps
+	local kind name suite suite_name deps tests=0 lava=0 distcc=0 gcl=0
 	local -a cell_packages=() busybox_archs=() suite_packages=()
-	install_missing -- "${packages[@]}"
-	install_missing --no-recommends -- "${lava_packages[@]}"
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--tests) tests=1 lava=1 distcc=1 gcl=1 ;;
+		--lava) lava=1 ;;
+		--distcc) distcc=1 ;;
+		--gitlab-ci-local) gcl=1 ;;
+		*) err "install-deps: unknown option '$1'"; usage ;;
+		esac
+		profile_flags+="${profile_flags:+ }$1"
+		shift
+	done
+	install_missing run -- "${run_packages[@]}"
 	# nmx reads the cells' needs from arches/ (it needs the packages above).
 	make -s -C "$NMX_TOP/tools/nmx" >&2
 	deps=$(nmx deps)
@@ -107,11 +177,17 @@ main() {
 		suite-package) suite_packages+=("$name $suite_name") ;;
 		esac
 	done <<<"$deps"
-	install_missing --archs "${busybox_archs[@]}" -- "${cell_packages[@]}"
+	install_missing "run (cells)" --archs "${busybox_archs[@]}" -- "${cell_packages[@]}"
+	[ "$tests" -eq 0 ] || install_missing tests -- "${test_packages[@]}"
+	[ "$lava" -eq 0 ] || install_missing lava --no-recommends -- "${lava_packages[@]}"
+	[ "$distcc" -eq 0 ] || install_missing distcc -- "${distcc_packages[@]}"
+	if [ "$gcl" -eq 1 ]; then
+		install_missing gitlab-ci-local -- "${gcl_packages[@]}"
+		install_gitlab_ci_local
+	fi
 	for suite in "${suite_packages[@]}"; do
 		"$NMX_TOP/scripts/fetch-deb.sh" "${suite%% *}" "${suite#* }"
 	done
-	install_gitlab_ci_local
 }
 
 main "$@"

@@ -145,7 +145,7 @@ lava_test() {
 main() {
 	local unit_only=0
 	[ "${1:-}" = --unit-only ] && unit_only=1
-	"$TOP/scripts/install-deps.sh"
+	"$TOP/scripts/install-deps.sh" --tests
 	unit_tests
 	[ "$unit_only" -eq 1 ] || matrix_test
 	echo "$passed passed, $failed failed"

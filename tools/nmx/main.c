@@ -123,8 +123,9 @@ static const struct command commands[] = {
 "judge --log BOOT_LOG --out DIR [--timed-out] [--findings FINDINGS.md --cell C --variant V]\n"
 "        decide from the console log; write DIR/verdict.json and the traces\n" },
 	{ "result", cmd_result, 0,
-"result --cell-dir DIR\n"
-"        merge DIR/stages.tsv, meta.tsv, reproduce.sh, verdict.json into result.json\n" },
+"result --cell-dir DIR [--progress]\n"
+"        merge DIR/stages.tsv, meta.tsv, reproduce.sh, verdict.json into result.json;\n"
+"        --progress: print the run's \"[k/N] CELL (TREE-VARIANT): STATUS ...\" line\n" },
 	{ "plan", cmd_plan, 0,
 "plan gitlab\n"
 "        the default run as a GitLab CI pipeline: a shard job per tree and cell, then the merge\n" },

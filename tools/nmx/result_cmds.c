@@ -182,6 +182,64 @@ static json_t *read_lines(const char *path)
 	return a;
 }
 
+/* How many of @pattern's matches there are (0 when none). */
+static size_t count_glob(const char *pattern)
+{
+	size_t n = 0;
+	glob_t g;
+
+	if (!glob(pattern, 0, NULL, &g))
+		n = g.gl_pathc;
+	globfree(&g);
+	return n;
+}
+
+/*
+ * The line a run prints as a cell finishes: "[k/N] CELL (TREE-VARIANT):
+ * STATUS, REASON; kernel S s, boot S s", k the cells of the run with a
+ * result, N the cells of its plan (the run directory is @dir/../..).
+ */
+static void print_progress(const char *dir, json_t *r)
+{
+	char run[4096], pattern[4200];
+	json_t *secs = json_object_get(r, "seconds");
+	json_t *kernel = json_object_get(secs, "kernel");
+	json_t *boot = json_object_get(secs, "boot");
+	size_t k, n = 0;
+	char *slash;
+	FILE *plan;
+	int c;
+
+	snprintf(run, sizeof(run), "%s", dir);
+	for (c = 0; c < 2 && (slash = strrchr(run, '/')); c++)
+		*slash = '\0';
+	if (c < 2)
+		snprintf(run, sizeof(run), "%s/../..", dir);
+	snprintf(pattern, sizeof(pattern), "%s/*/*/result.json", run);
+	k = count_glob(pattern);
+	snprintf(pattern, sizeof(pattern), "%s/plan.tsv", run);
+	plan = fopen(pattern, "r");
+	while (plan && (c = fgetc(plan)) != EOF)
+		n += c == '\n';
+	if (plan)
+		fclose(plan);
+	printf("[%zu/%zu] %s (%s-%s): %s, %s", k, n > k ? n : k,
+	       json_string_value(json_object_get(r, "cell")),
+	       json_string_value(json_object_get(r, "tree")),
+	       json_string_value(json_object_get(r, "variant")),
+	       json_string_value(json_object_get(r, "status")),
+	       json_string_value(json_object_get(r, "reason")));
+	if (json_object_get(r, "failed_stage"))
+		printf(" (stage %s)", json_string_value(
+			json_object_get(r, "failed_stage")));
+	if (kernel)
+		printf("; kernel %.0f s", json_number_value(kernel));
+	if (boot)
+		printf("%s boot %.0f s", kernel ? "," : ";",
+		       json_number_value(boot));
+	putchar('\n');
+}
+
 int cmd_result(int argc, char **argv)
 {
 	struct stage_walk w = { 0 };
@@ -191,10 +249,12 @@ int cmd_result(int argc, char **argv)
 	json_error_t jerr;
 	int ret;
 
-	if (argc == 3 && !strcmp(argv[1], "--cell-dir"))
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "--cell-dir"))
 		dir = argv[2];
+	if (argc == 4 && strcmp(argv[3], "--progress"))
+		dir = NULL;
 	if (!dir) {
-		fprintf(stderr, "usage: nmx result --cell-dir DIR\n");
+		fprintf(stderr, "usage: nmx result --cell-dir DIR [--progress]\n");
 		return EXIT_INFRA;
 	}
 	w.stages = json_array();
@@ -261,6 +321,8 @@ int cmd_result(int argc, char **argv)
 	json_object_set_new(r, "reproduce", read_lines(path));
 	snprintf(path, sizeof(path), "%s/result.json", dir);
 	ret = write_json(r, path) ? EXIT_INFRA : EXIT_PASS;
+	if (!ret && argc == 4)
+		print_progress(dir, r);
 	json_decref(r);
 	return ret;
 }
