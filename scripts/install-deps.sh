@@ -75,6 +75,20 @@ apt_logged() {
 	fi
 }
 
+# apt-get update, tried three times: a mirror in the middle of a sync
+# serves an index of the wrong size for a minute ("Mirror sync in
+# progress?"). Still failing, the install goes on with the lists apt has,
+# and its own failure, if any, is the error.
+apt_update() {
+	local try
+	for try in 1 2 3; do
+		echo "# apt-get update, try $try" >>"$INSTALL_LOG"
+		DEBIAN_FRONTEND=noninteractive apt-get update >>"$INSTALL_LOG" 2>&1 && return 0
+		sleep $((try * 10))
+	done
+	err "warning: apt-get update failed three times (see $INSTALL_LOG); going on with the lists apt has"
+}
+
 # The guests' static busybox comes from Debian's packages of the cells'
 # architectures: those not this machine's own are added to dpkg.
 missing_archs() { # arch...
@@ -137,9 +151,9 @@ install_missing() {
 			dpkg --add-architecture "$arch"
 		done
 	fi
-	[ "${#missing[@]}" -gt 0 ] || { apt_logged apt-get update; return; }
 	echo "notrace-matrix: $profile: updating apt's lists (log: $INSTALL_LOG)" >&2
-	apt_logged apt-get update
+	apt_update
+	[ "${#missing[@]}" -gt 0 ] || return 0
 	echo "notrace-matrix: $profile: installing ${#missing[@]} named (${missing[*]}):" \
 		"$(apt_estimate "${apt_opts[@]}" "${missing[@]}")" >&2
 	apt_logged apt-get install -y -q "${apt_opts[@]}" "${missing[@]}"
