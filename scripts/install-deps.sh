@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# install-deps.sh [--tests] [--lava] [--distcc] [--gitlab-ci-local]
+# install-deps.sh [--no-cells] [--tests] [--lava] [--distcc] [--gitlab-ci-local]
 #
 # Install the Debian packages notrace-matrix needs, only those missing, by
 # profile:
@@ -8,6 +8,8 @@
 #                     each tree's linux-source, each cell's cross compiler,
 #                     QEMU, firmware, the architectures of the guests'
 #                     busybox-static) -- what ./matrix.sh installs;
+#   --no-cells        of that, only what builds and runs the host tool (a
+#                     job that merges shards and writes reports);
 #   --tests           what tests/run.sh needs beyond a run: the test tools,
 #                     clang for the fuzzers, the reports' checkers, headless
 #                     Chromium, and the three opt-ins below;
@@ -109,7 +111,7 @@ apt_estimate() { # apt-get options and packages
 	local out
 	out=$(LC_ALL=C apt-get install --assume-no "$@" 2>/dev/null) || true
 	awk '
-		/newly installed/ { n = $3 }
+		/ newly installed/ { for (i = 2; i <= NF; i++) if ($i == "newly") n = $(i - 1) }
 		/^Need to get/ { dl = $4 " " $5 }
 		/^After this operation/ { disk = $4 " " $5 }
 		END {
@@ -160,16 +162,17 @@ install_missing() {
 }
 
 usage() {
-	echo "usage: $0 [--tests] [--lava] [--distcc] [--gitlab-ci-local]" >&2
+	echo "usage: $0 [--no-cells] [--tests] [--lava] [--distcc] [--gitlab-ci-local]" >&2
 	exit 2
 }
 
 profile_flags=
 main() {
-	local kind name suite suite_name deps tests=0 lava=0 distcc=0 gcl=0
+	local kind name suite suite_name deps cells=1 tests=0 lava=0 distcc=0 gcl=0
 	local -a cell_packages=() busybox_archs=() suite_packages=()
 	while [ $# -gt 0 ]; do
 		case $1 in
+		--no-cells) cells=0 ;;
 		--tests) tests=1 lava=1 distcc=1 gcl=1 ;;
 		--lava) lava=1 ;;
 		--distcc) distcc=1 ;;
@@ -182,7 +185,8 @@ main() {
 	install_missing run -- "${run_packages[@]}"
 	# nmx reads the cells' needs from arches/ (it needs the packages above).
 	make -s -C "$NMX_TOP/tools/nmx" >&2
-	deps=$(nmx deps)
+	deps=
+	[ "$cells" -eq 0 ] || deps=$(nmx deps)
 	while read -r kind name suite_name; do
 		case $kind in
 		package) cell_packages+=("$name") ;;
@@ -191,7 +195,7 @@ main() {
 		suite-package) suite_packages+=("$name $suite_name") ;;
 		esac
 	done <<<"$deps"
-	install_missing "run (cells)" --archs "${busybox_archs[@]}" -- "${cell_packages[@]}"
+	[ "$cells" -eq 0 ] || install_missing "run (cells)" --archs "${busybox_archs[@]}" -- "${cell_packages[@]}"
 	[ "$tests" -eq 0 ] || install_missing tests -- "${test_packages[@]}"
 	[ "$lava" -eq 0 ] || install_missing lava --no-recommends -- "${lava_packages[@]}"
 	[ "$distcc" -eq 0 ] || install_missing distcc -- "${distcc_packages[@]}"

@@ -5,7 +5,8 @@
 #   tests/report/check-outputs.sh RUN_DIR
 #
 # junit.xml: well-formed (xmllint). kcidb.json: valid against the KCIDB
-# v5.3 schema (python3-jsonschema). report.html: self-contained, and
+# v5.3 schema (python3-jsonschema); summary.json against its schema
+# (docs/schema/summary.schema.json). report.html: self-contained, and
 # rendered by Debian's Chromium headless with no console message, a
 # screenshot of the expected size taken. report.md: present.
 set -euo pipefail
@@ -39,20 +40,30 @@ check_junit() {
 	fi
 }
 
-check_kcidb() {
-	if [ ! -f "$SCHEMA" ]; then
-		echo "# $SCHEMA missing" >"$TMP/schema"
-		result fail "kcidb.json is valid KCIDB v5.3" "$TMP/schema"
+# validate FILE SCHEMA DESCRIPTION: FILE against a JSON schema.
+validate() {
+	if [ ! -f "$2" ]; then
+		echo "# $2 missing" >"$TMP/schema"
+		result fail "$3" "$TMP/schema"
 		return
 	fi
 	if /usr/bin/python3 -c 'import json, sys, jsonschema
 jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' \
-		"$RUN/kcidb.json" "$SCHEMA" 2>"$TMP/kcidb"; then
-		result ok "kcidb.json is valid KCIDB v5.3"
+		"$1" "$2" 2>"$TMP/validate"; then
+		result ok "$3"
 	else
-		tail -n 5 "$TMP/kcidb" >"$TMP/kcidb.tail"
-		result fail "kcidb.json is valid KCIDB v5.3" "$TMP/kcidb.tail"
+		tail -n 5 "$TMP/validate" >"$TMP/validate.tail"
+		result fail "$3" "$TMP/validate.tail"
 	fi
+}
+
+check_kcidb() {
+	validate "$RUN/kcidb.json" "$SCHEMA" "kcidb.json is valid KCIDB v5.3"
+}
+
+check_summary() {
+	validate "$RUN/summary.json" "$TOP/docs/schema/summary.schema.json" \
+		"summary.json is valid against docs/schema/summary.schema.json"
 }
 
 # Nothing fetched from anywhere: no script, stylesheet link, external
@@ -125,6 +136,7 @@ main() {
 	trap 'rm -rf "$TMP"' EXIT
 	check_junit
 	check_kcidb
+	check_summary
 	check_self_contained
 	check_rendered
 	check_md

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Produce, into OUT_DIR, what the golden files of the reports hold:
-# <case>/{report.html,report.md,junit.xml,kcidb.json} for every recorded
+# <case>/{report.html,report.md,junit.xml,kcidb.json,summary.json} for every recorded
 # run under tests/report/runs/, and compare-<name>.txt (with its exit
 # status on the last line) for every line of tests/report/compare-cases.
 #
@@ -20,8 +20,10 @@ report_case() { # case out
 		base=(--baseline "$HERE/runs/$(cat "$HERE/runs/$1.baseline")")
 	fi
 	"$NMX" report "${base[@]}" "$run"
+	# Its exit says the run's verdict, not whether summary.json was written.
+	"$NMX" summary "$run" || true
 	mkdir -p "$2/$1"
-	for f in report.html report.md junit.xml kcidb.json; do
+	for f in report.html report.md junit.xml kcidb.json summary.json; do
 		cp "$run/$f" "$2/$1/$f"
 	done
 }

@@ -19,10 +19,26 @@ GCL=${XDG_CACHE_HOME:-$HOME/.cache}/notrace-matrix/npm/node_modules/.bin/gitlab-
 	grep -q '^linux-6.12 arm-be8:$' <<<"$output"
 	grep -A2 '^report:$' <<<"$output" | grep -q 'when: always'
 	# Artifacts are result directories, never a build tree or the cache.
-	grep -A3 'paths:' <<<"$output" | grep -e '- ' >"$SCRATCH/paths"
+	awk '/^  artifacts:/ { a = 1; next } /^  [a-z]/ { a = 0 } a && / - /' <<<"$output" >"$SCRATCH/paths"
 	run grep -v -F -e "results/shards/\$NMX_SHARD/" -e "results/\$NMX_RUN_ID/" "$SCRATCH/paths"
 	[ "$status" -eq 1 ]
 	[ "$(wc -l <"$SCRATCH/paths")" -eq 2 ]
+}
+
+@test "plan: what a GitLab runner needs without edits: an image, the install, a cache per job, junit" {
+	run nmx plan gitlab
+	[ "$status" -eq 0 ]
+	grep -qx 'image: debian:bookworm' <<<"$output"
+	# Each cell job installs the run profile; the merge only the host tool's.
+	grep -A4 '^\.cell:$' <<<"$output" | grep -qF "scripts/install-deps.sh'"
+	grep -A5 '^report:$' <<<"$output" | grep -qF "scripts/install-deps.sh --no-cells'"
+	# matrix.sh itself does not install again.
+	[ "$(grep -c '\./matrix\.sh --no-install ' <<<"$output")" -eq 2 ]
+	# The cache is per job and inside the project (GitLab caches nothing else).
+	grep -qF 'NMX_CACHE: "$CI_PROJECT_DIR/.cache/notrace-matrix"' <<<"$output"
+	grep -A1 '^  cache:$' <<<"$output" | grep -qF 'key: "nmx-$NMX_SHARD"'
+	grep -qF -- '- .cache/notrace-matrix/ccache/' <<<"$output"
+	grep -qF 'junit: results/$NMX_RUN_ID/junit.xml' <<<"$output"
 }
 
 @test "gitlab-ci-local runs the pipeline on the fake tree: one run, merged, as matrix.sh would judge it" {
@@ -39,7 +55,8 @@ GCL=${XDG_CACHE_HOME:-$HOME/.cache}/notrace-matrix/npm/node_modules/.bin/gitlab-
 	git -C "$SCRATCH/project" add -A
 	git -C "$SCRATCH/project" -c user.name=t -c user.email=t@localhost commit -qm "the fake pipeline"
 	cd "$SCRATCH/project"
-	run "$GCL" --shell-isolation --home "$SCRATCH/gcl-home" \
+	# The shell executor, though the pipeline names an image for GitLab.
+	run "$GCL" --force-shell-executor --shell-isolation --home "$SCRATCH/gcl-home" \
 		--variable "NMX_MATRIX=$NMX_MATRIX" --variable "NMX_ARCHES_DIR=$NMX_ARCHES_DIR" \
 		--variable "NMX_CACHE=$NMX_CACHE" --variable NMX_INSTALL=0 --variable "PATH=$PATH"
 	# The merge job fails the pipeline: one cell is PATCH_FAIL.

@@ -24,7 +24,7 @@ golden_diff() { # path relative to tests/golden/report
 
 golden_case() { # case
 	local f
-	for f in report.html report.md junit.xml kcidb.json; do
+	for f in report.html report.md junit.xml kcidb.json summary.json; do
 		golden_diff "$1/$f"
 	done
 }
@@ -67,7 +67,7 @@ golden_case() { # case
 	[ "$(tail -n 1 "$OUT/compare-fixes.txt")" = "exit 0" ]
 }
 
-@test "report outputs: well-formed JUnit, valid KCIDB, HTML rendered in headless Chromium" {
+@test "report outputs: well-formed JUnit, valid KCIDB, summary.json valid, HTML rendered in headless Chromium" {
 	local c
 	for c in all-pass mixed timeout never-built arm32-fixed; do
 		run "$TESTS_DIR/report/check-outputs.sh" "$OUT/$c"
@@ -81,6 +81,8 @@ golden_case() { # case
 	printf '<testsuites><testsuite>\n' >"$SCRATCH/bad/junit.xml"
 	printf '{"version": {"major": 5, "minor": 3}, "builds": [{"id": "x:1", "origin": "x", "checkout_id": "x:c", "status": null}]}\n' \
 		>"$SCRATCH/bad/kcidb.json"
+	printf '{"schema": "notrace-matrix-summary/1", "run_id": "x", "exit": 3, "counts": {}, "cells": []}\n' \
+		>"$SCRATCH/bad/summary.json"
 	printf '<!DOCTYPE html><html><body><h2>Verdicts</h2><script>console.error("broken")</script></body></html>\n' \
 		>"$SCRATCH/bad/report.html"
 	run "$TESTS_DIR/report/check-outputs.sh" "$SCRATCH/bad"
@@ -88,10 +90,11 @@ golden_case() { # case
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"not ok 1 junit.xml is well-formed XML"* ]]
 	[[ "$output" == *"not ok 2 kcidb.json is valid KCIDB v5.3"* ]]
-	[[ "$output" == *"not ok 3 report.html is self-contained"* ]]
-	[[ "$output" == *"not ok 4 report.html: no console messages in Chromium"* ]]
-	[[ "$output" == *"not ok 5 report.html: Chromium's DOM has the verdict grid"* ]]
-	[[ "$output" == *"not ok 7 report.md is present"* ]]
+	[[ "$output" == *"not ok 3 summary.json is valid against docs/schema/summary.schema.json"* ]]
+	[[ "$output" == *"not ok 4 report.html is self-contained"* ]]
+	[[ "$output" == *"not ok 5 report.html: no console messages in Chromium"* ]]
+	[[ "$output" == *"not ok 6 report.html: Chromium's DOM has the verdict grid"* ]]
+	[[ "$output" == *"not ok 8 report.md is present"* ]]
 }
 
 @test "report: a directory that is not a run is an error saying so" {

@@ -374,12 +374,69 @@ static int cmp_cells(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/*
+ * One cell of summary.json (docs/results.md, "summary.json"): what
+ * summary.txt's line says, as fields, and where the cell's result is.
+ */
+static json_t *summary_cell(const char *rel, json_t *r, const char *status,
+			    size_t ok, size_t n)
+{
+	json_t *c = json_object(), *secs = json_object_get(r, "seconds");
+	json_t *xfail = json_array();
+	size_t k;
+	char *slash = strchr(rel, '/');
+	char tv[256];
+
+	snprintf(tv, sizeof(tv), "%.*s", (int)(slash - rel), rel);
+	json_object_set_new(c, "tree_variant", json_string(tv));
+	json_object_set(c, "tree", json_object_get(r, "tree"));
+	json_object_set(c, "variant", json_object_get(r, "variant"));
+	json_object_set_new(c, "cell", json_string(slash + 1));
+	json_object_set_new(c, "status", json_string(status));
+	if (r)
+		json_object_set(c, "reason", json_object_get(r, "reason"));
+	else
+		json_object_set_new(c, "reason", json_string(
+			"no result.json: the cell was not finished"));
+	json_object_set(c, "failed_stage", json_object_get(r, "failed_stage"));
+	json_object_set_new(c, "tests", json_integer(n));
+	json_object_set_new(c, "tests_not_failed", json_integer(ok));
+	for (k = 0; k < json_array_size(json_object_get(r, "subtests")); k++) {
+		json_t *t = json_array_get(json_object_get(r, "subtests"), k);
+		const char *res = json_string_value(json_object_get(t, "result"));
+
+		if (res && !strcmp(res, "XFAIL"))
+			json_array_append(xfail, json_object_get(t, "name"));
+	}
+	json_object_set_new(c, "xfail", xfail);
+	json_object_set(c, "kernel_seconds", json_object_get(secs, "kernel"));
+	json_object_set(c, "boot_seconds", json_object_get(secs, "boot"));
+	if (r)
+		json_object_set_new(c, "result", json_sprintf("%s/result.json",
+							      rel));
+	else
+		json_object_set_new(c, "result", json_null());
+	/* json_object_set() of a missing field leaves a NULL value out;
+	 * the schema wants every key, so absent ones are null. */
+	{
+		static const char *const keys[] = { "tree", "variant", "reason",
+			"failed_stage", "kernel_seconds", "boot_seconds" };
+
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (!json_object_get(c, keys[k]))
+				json_object_set_new(c, keys[k], json_null());
+	}
+	return c;
+}
+
 int cmd_summary(int argc, char **argv)
 {
 	char path[4096], tmp[4200];
-	int err;
+	int err, ret;
 	int infra = 0, failed = 0, passed = 0, skipped = 0;
 	struct strlist cells = { 0 };
+	json_t *sum, *jcells, *counts;
+	const char *base;
 	size_t i;
 	FILE *out;
 
@@ -404,6 +461,7 @@ int cmd_summary(int argc, char **argv)
 	}
 	fprintf(out, "%-20s %-14s %-11s %5s %6s %5s  %s\n", "tree-variant",
 		"cell", "status", "tests", "kernel", "boot", "reason");
+	jcells = json_array();
 	for (i = 0; i < cells.n; i++) {
 		json_error_t jerr;
 		json_t *r, *secs;
@@ -422,12 +480,16 @@ int cmd_summary(int argc, char **argv)
 				(int)(slash - cells.v[i]), cells.v[i], slash + 1,
 				"INFRA_FAIL", "-", "-", "-",
 				"no result.json: the cell was not finished");
+			json_array_append_new(jcells, summary_cell(cells.v[i],
+					NULL, "INFRA_FAIL", 0, 0));
 			infra++;
 			continue;
 		}
 		r = json_load_file(result, 0, &jerr);
 		if (!r) {
 			fprintf(out, "%s: unreadable: %s\n", result, jerr.text);
+			json_array_append_new(jcells, summary_cell(cells.v[i],
+					NULL, "INFRA_FAIL", 0, 0));
 			infra++;
 			continue;
 		}
@@ -452,6 +514,9 @@ int cmd_summary(int argc, char **argv)
 			json_number_value(json_object_get(secs, "kernel")),
 			json_number_value(json_object_get(secs, "boot")),
 			json_string_value(json_object_get(r, "reason")) ?: "");
+		json_array_append_new(jcells, summary_cell(cells.v[i], r,
+							   status ?: "INFRA_FAIL",
+							   ok, n));
 		if (!status || !strcmp(status, "INFRA_FAIL"))
 			infra++;
 		else if (!strcmp(status, "SKIP"))
@@ -474,7 +539,21 @@ int cmd_summary(int argc, char **argv)
 	if (err || rename(tmp, path)) {
 		fprintf(stderr, "nmx: cannot write %s: %m\n", path);
 		unlink(tmp);
+		json_decref(jcells);
 		return EXIT_INFRA;
 	}
-	return infra ? EXIT_INFRA : failed || skipped ? EXIT_FAIL : EXIT_PASS;
+	ret = infra ? EXIT_INFRA : failed || skipped ? EXIT_FAIL : EXIT_PASS;
+	base = strrchr(argv[1], '/');
+	base = base && base[1] ? base + 1 : argv[1];
+	counts = json_pack("{s:i, s:i, s:i, s:i}", "passed", passed,
+			   "failed", failed, "infrastructure", infra,
+			   "skipped", skipped);
+	sum = json_pack("{s:s, s:s, s:i, s:o, s:o}",
+			"schema", "notrace-matrix-summary/1", "run_id", base,
+			"exit", ret, "counts", counts, "cells", jcells);
+	snprintf(path, sizeof(path), "%s/summary.json", argv[1]);
+	if (!sum || write_json(sum, path))
+		ret = EXIT_INFRA;
+	json_decref(sum);
+	return ret;
 }
