@@ -559,6 +559,34 @@ record_environment() {
 	record_meta "$CELL_DIR" compiler "$("${NMX_CROSS_COMPILE}gcc" --version 2>/dev/null | head -n 1)"
 	record_meta "$CELL_DIR" series "$(variant_patches | xargs -r -n1 basename | paste -sd' ' -)"
 	record_meta "$CELL_DIR" series_subjects "$(variant_patches | while read -r p; do patch_subject "$p"; done | paste -sd'|' -)"
+	record_patchset
+	if [ -n "$NMX_TREE_SOURCE" ] && git -C "$NMX_TREE_SOURCE" rev-parse -q --verify 'HEAD^{commit}' >/dev/null 2>&1; then
+		record_meta "$CELL_DIR" git_commit_hash "$(git -C "$NMX_TREE_SOURCE" rev-parse 'HEAD^{commit}')"
+		record_meta "$CELL_DIR" git_repository_url "$(git -C "$NMX_TREE_SOURCE" remote get-url origin 2>/dev/null || true)"
+		record_meta "$CELL_DIR" git_uncommitted_changes "$(git --no-optional-locks -C "$NMX_TREE_SOURCE" status --porcelain | wc -l)"
+	fi
+}
+
+# What was applied on the tree, for KCIDB's checkout: each patch copied
+# into the cell's patchset/ under its place in the order (a maintainer's
+# 0001-*.patch and the series' own 0001-* do not collide), and the hash
+# KCIDB defines: sha256 over the newline-terminated sha256 of each patch.
+record_patchset() {
+	local p n=0 list=()
+	rm -rf "$CELL_DIR/patchset"
+	mkdir -p "$CELL_DIR/patchset"
+	while read -r p; do
+		n=$((n + 1))
+		list+=("$(printf '%02d-%s' "$n" "$(basename "$p")")")
+		cp "$p" "$CELL_DIR/patchset/${list[-1]}"
+	done < <(variant_patches)
+	record_meta "$CELL_DIR" patchset_files "${list[*]}"
+	if [ "$n" -eq 0 ]; then
+		record_meta "$CELL_DIR" patchset_hash ""
+	else
+		record_meta "$CELL_DIR" patchset_hash "$(cd "$CELL_DIR/patchset" &&
+			sha256sum "${list[@]}" | cut -c-64 | sha256sum | cut -c-64)"
+	fi
 }
 
 # The subject of a format-patch file, unfolded, without "[PATCH n/m]".

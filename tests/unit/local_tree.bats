@@ -81,6 +81,26 @@ run_dir() {
 	[ "$status" -eq 1 ]
 	grep -q '^local patched fakeboot$' "$(run_dir)/plan.tsv"
 	grep -q 'REGRESSED: pruned_subtree_hidden (PASS -> FAIL)' "$(run_dir)/patches-compare.md"
+	# KCIDB: the checkout's commit, and what was applied on it (the
+	# series, then the maintainer's patch) with KCIDB's patchset hash.
+	local kcidb=$(run_dir)/kcidb.json head want
+	head=$(git -C "$SCRATCH/mine" rev-parse HEAD)
+	/usr/bin/python3 - "$kcidb" "$head" "$(run_dir)" <<-'PY'
+		import hashlib, json, os, sys
+		doc, head, run = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+		cos = {c["misc"]["variant"]: c for c in doc["checkouts"]}
+		for v in ("upstream", "patched"):
+		    co = cos[v]
+		    assert co["git_commit_hash"] == head, co
+		    files = co["patchset_files"]
+		    assert files, co
+		    digest = "".join(hashlib.sha256(open(os.path.join(run, f["url"]), "rb").read()).hexdigest() + "\n"
+		                     for f in files)
+		    assert co["patchset_hash"] == hashlib.sha256(digest.encode()).hexdigest(), co
+		assert len(cos["patched"]["patchset_files"]) == len(cos["upstream"]["patchset_files"]) + 1
+		assert "break" in cos["patched"]["patchset_files"][-1]["name"], cos["patched"]["patchset_files"]
+	PY
+	"$TESTS_DIR/report/check-outputs.sh" "$(run_dir)" | grep -qx 'ok [0-9]* kcidb.json is valid KCIDB v5.3'
 }
 
 @test "--tree DIR: bad input is an error saying what is wrong" {

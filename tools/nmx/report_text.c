@@ -486,6 +486,44 @@ static const char *kcidb_test_status(const struct cell_run *c,
 	return "MISS";
 }
 
+/* A --tree DIR git checkout's commit and repository (KCIDB wants https). */
+static void kcidb_git(json_t *co, const struct cell_run *c)
+{
+	const char *hash = env_str(c, "git_commit_hash");
+	const char *url = env_str(c, "git_repository_url");
+
+	if (strlen(hash) == 40 && strspn(hash, "0123456789abcdef") == 40)
+		json_object_set_new(co, "git_commit_hash", json_string(hash));
+	if (!strncmp(url, "https://", 8))
+		json_object_set_new(co, "git_repository_url", json_string(url));
+}
+
+/*
+ * What was applied on the base: the series and any --patches, copied by
+ * build.sh into the cell's patchset/ (linked relative to the run), and
+ * KCIDB's hash of them. A result from before build.sh recorded them has
+ * neither.
+ */
+static void kcidb_patchset(json_t *co, const struct cell_run *c)
+{
+	json_t *hash = json_object_get(c->env, "patchset_hash");
+	json_t *files;
+	char *names, *n, *sp = NULL, url[1024];
+
+	if (!json_is_string(hash))
+		return;
+	json_object_set(co, "patchset_hash", hash);
+	files = json_array();
+	names = strdup(env_str(c, "patchset_files"));
+	for (n = strtok_r(names, " ", &sp); n; n = strtok_r(NULL, " ", &sp)) {
+		snprintf(url, sizeof(url), "%s/patchset/%s", c->rel, n);
+		json_array_append_new(files, json_pack("{s:s, s:s}", "name", n,
+						       "url", url));
+	}
+	free(names);
+	json_object_set_new(co, "patchset_files", files);
+}
+
 int report_kcidb(const struct run *run, FILE *f)
 {
 	json_t *doc = json_object(), *checkouts = json_array();
@@ -511,11 +549,20 @@ int report_kcidb(const struct run *run, FILE *f)
 		json_object_set_new(co, "origin", json_string(KCIDB_ORIGIN));
 		set_str(co, "tree_name", c->tree);
 		set_str(co, "git_commit_name", env_str(c, "tree_package"));
+		kcidb_git(co, c);
+		kcidb_patchset(co, c);
 		set_str(co, "start_time", start);
 		misc = json_object();
 		set_str(misc, "variant", c->variant);
 		set_str(misc, "tree_version", env_str(c, "tree_version"));
-		set_str(misc, "source", "Debian linux-source tarball (no git history)");
+		if (*env_str(c, "git_commit_hash"))
+			set_str(misc, "source", "a git checkout (--tree DIR)");
+		else if (!strncmp(env_str(c, "tree_package"), "local checkout", 14))
+			set_str(misc, "source", "a directory that is no git checkout (--tree DIR)");
+		else
+			set_str(misc, "source", "Debian linux-source tarball (no git history)");
+		set_str(misc, "uncommitted_changes",
+			env_str(c, "git_uncommitted_changes"));
 		patches = json_array();
 		names = strdup(env_str(c, "series"));
 		for (n = strtok_r(names, " ", &sp); n;
