@@ -83,7 +83,8 @@ run_dir() {
 	grep -q 'REGRESSED: pruned_subtree_hidden (PASS -> FAIL)' "$(run_dir)/patches-compare.md"
 	# KCIDB: the checkout's commit, and what was applied on it (the
 	# series, then the maintainer's patch) with KCIDB's patchset hash.
-	local kcidb=$(run_dir)/kcidb.json head want
+	local kcidb head
+	kcidb=$(run_dir)/kcidb.json
 	head=$(git -C "$SCRATCH/mine" rev-parse HEAD)
 	/usr/bin/python3 - "$kcidb" "$head" "$(run_dir)" <<-'PY'
 		import hashlib, json, os, sys
