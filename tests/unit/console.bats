@@ -114,6 +114,8 @@ judge() {
 	[ "$status" -eq 0 ]
 	[ "$output" = "PASS: 8 tests ok, 1 expected failure(s) named in FINDINGS.md" ]
 	grep -q '"result": "XFAIL"' "$SCRATCH/verdict.json"
+	# The xfail line's finding, with its heading's title.
+	grep -q '"finding": "finding 2: The pruned subtree shows (a sample finding)"' "$SCRATCH/verdict.json"
 }
 
 @test "the same failure on a cell FINDINGS.md does not name: TEST_FAIL" {
@@ -130,6 +132,8 @@ judge() {
 		--findings "$TESTS_DIR/console/findings-sample.md" --cell a-new-cell --variant unfixed
 	[ "$status" -eq 0 ]
 	[ "$output" = "PASS: 8 tests ok, 1 expected failure(s) named in FINDINGS.md" ]
+	# A finding the file has no heading for is named by its number.
+	grep -q '"finding": "finding 9"' "$SCRATCH/verdict.json"
 	run "$NMX" judge --log "$SCRATCH/every-cell.log" --out "$SCRATCH" \
 		--findings "$TESTS_DIR/console/findings-sample.md" --cell a-new-cell --variant upstream
 	[ "$status" -eq 1 ]
@@ -145,6 +149,13 @@ judge() {
 	judge failed-subtest --findings "$TESTS_DIR/console/findings-sample.md" --cell arm64 --variant seed
 	[ "$status" -eq 1 ]
 	[ "$output" = "TEST_FAIL: all tests ok, but the success marker 'NMX-RESULT: FAIL' is missing" ]
+}
+
+@test "every tree's xfail lines name the finding that explains them" {
+	run grep -h '^- xfail ' "$TOP"/patch/*/FINDINGS.md
+	[ "${#lines[@]}" -gt 20 ]
+	run grep -hv ': finding [0-9][0-9a-z]*$' <<<"$output"
+	[ "$status" -eq 1 ] || { echo "xfail lines without ': finding N': $output"; false; }
 }
 
 @test "the series' FINDINGS.md parses: no malformed xfail line" {

@@ -293,15 +293,20 @@ static void decide(struct verdict *v, int timed_out)
 		set_reason(v, "%zu tests ok", v->nr_tests);
 }
 
-static void apply_xfails(struct verdict *v, const struct strlist *xfail)
+static void apply_xfails(struct verdict *v, const struct xfails *xfail)
 {
-	size_t i;
+	size_t i, k;
 
 	for (i = 0; xfail && i < v->nr_tests; i++) {
 		struct subtest *t = &v->tests[i];
 
-		if (!strlist_has(xfail, t->name))
+		for (k = 0; k < xfail->name.n; k++)
+			if (!strcmp(xfail->name.v[k], t->name))
+				break;
+		if (k == xfail->name.n)
 			continue;
+		if (k < xfail->why.n && *xfail->why.v[k] && !t->finding)
+			t->finding = strdup(xfail->why.v[k]);
 		if (t->ok) {
 			t->xpass = 1;
 		} else {
@@ -430,7 +435,7 @@ static void note_kernel_report(struct verdict *v, const char *s)
 }
 
 int judge_console(const char *log_path, const char *out_dir, int timed_out,
-		  const struct strlist *xfail, struct verdict *v)
+		  const struct xfails *xfail, struct verdict *v)
 {
 	FILE *log = fopen_regular(log_path);
 
@@ -443,7 +448,7 @@ int judge_console(const char *log_path, const char *out_dir, int timed_out,
 }
 
 void judge_stream(FILE *log, const char *out_dir, int timed_out,
-		  const struct strlist *xfail, struct verdict *v)
+		  const struct xfails *xfail, struct verdict *v)
 {
 	struct strlist pending = { 0 };
 	FILE *file = NULL;
@@ -588,6 +593,9 @@ json_t *verdict_json(const struct verdict *v)
 		if (t->directive)
 			json_object_set_new(jt, "directive",
 					    json_string(t->directive));
+		if (t->finding)
+			json_object_set_new(jt, "finding",
+					    json_string(t->finding));
 		json_object_set_new(jt, "diagnostics", diag);
 		if (t->seconds >= 0)
 			json_object_set_new(jt, "seconds",
@@ -631,6 +639,7 @@ void verdict_free(struct verdict *v)
 	for (i = 0; i < v->nr_tests; i++) {
 		free(v->tests[i].name);
 		free(v->tests[i].directive);
+		free(v->tests[i].finding);
 		strlist_free(&v->tests[i].diag);
 	}
 	free(v->tests);
@@ -682,8 +691,38 @@ static int names_cell(char *list, const char *cell)
 	return in_items(list, cell);
 }
 
+/*
+ * "finding N: TITLE" for the "## N. TITLE" heading of @f, or "finding N"
+ * when the file has none (a finding described in an older tree's file).
+ */
+static char *finding_title(FILE *f, const char *id)
+{
+	char line[1024], why[1100];
+	size_t len = strlen(id);
+	long at = ftell(f);
+
+	snprintf(why, sizeof(why), "finding %s", id);
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "## ", 3) || strncmp(line + 3, id, len) ||
+		    strncmp(line + 3 + len, ". ", 2))
+			continue;
+		line[strcspn(line, "\r\n")] = '\0';
+		snprintf(why, sizeof(why), "finding %s: %s", id, line + 5 + len);
+		break;
+	}
+	fseek(f, at, SEEK_SET);
+	return strdup(why);
+}
+
+void xfails_free(struct xfails *x)
+{
+	strlist_free(&x->name);
+	strlist_free(&x->why);
+}
+
 int load_xfails(const char *path, const char *cell, const char *variant,
-		struct strlist *out)
+		struct xfails *out)
 {
 	char line[1024];
 	FILE *f = fopen_regular(path);
@@ -691,7 +730,7 @@ int load_xfails(const char *path, const char *cell, const char *variant,
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		char *name, *on, *open, *close;
+		char *name, *on, *open, *close, *finding, *why = NULL;
 
 		if (strncmp(line, "- xfail ", 8))
 			continue;
@@ -704,8 +743,18 @@ int load_xfails(const char *path, const char *cell, const char *variant,
 			continue;
 		}
 		*on = *open = *close = '\0';
-		if (names_cell(on + 4, cell) && in_items(open + 1, variant))
-			strlist_add(out, trim(name));
+		if (!names_cell(on + 4, cell) || !in_items(open + 1, variant))
+			continue;
+		finding = strstr(close + 1, ": finding ");
+		if (finding) {
+			finding = trim(finding + 10);
+			finding[strcspn(finding, " \t")] = '\0';
+			if (*finding)
+				why = finding_title(f, finding);
+		}
+		strlist_add(&out->name, trim(name));
+		strlist_add(&out->why, why ? why : "");
+		free(why);
 	}
 	if (ferror(f)) {
 		fprintf(stderr, "nmx: cannot read %s: %m\n", path);

@@ -33,9 +33,15 @@ struct subtest {
 	int ok;
 	int xfail;		/* failed, and FINDINGS.md expects it */
 	int xpass;		/* passed, but FINDINGS.md expects a failure */
+	char *finding;		/* the finding the xfail line names, or NULL */
 	char *directive;	/* "SKIP ...", "XFAIL ...", other text, or NULL */
 	struct strlist diag;	/* "# " lines printed before the result */
 	double seconds;		/* by the guest's clock, or -1 */
+};
+
+/* Expected failures: name[i] is expected to fail because of why[i] ("" if unsaid). */
+struct xfails {
+	struct strlist name, why;
 };
 
 struct verdict {
@@ -90,17 +96,20 @@ int directive_is(const char *directive, const char *word);
  * after the start is INFRA_FAIL in @v.
  */
 int judge_console(const char *log_path, const char *out_dir, int timed_out,
-		  const struct strlist *xfail, struct verdict *v);
+		  const struct xfails *xfail, struct verdict *v);
 /* The same, on an open console stream (the fuzz target's entry point). */
 void judge_stream(FILE *log, const char *out_dir, int timed_out,
-		  const struct strlist *xfail, struct verdict *v);
+		  const struct xfails *xfail, struct verdict *v);
 
 /*
  * Read the expected failures of @cell in @variant from a FINDINGS.md:
- * lines "- xfail SUBTEST on CELL[, CELL...] (VARIANT[, VARIANT...])".
+ * lines "- xfail SUBTEST on CELL[, CELL...] (VARIANT[, VARIANT...])",
+ * optionally followed by ": finding N" -- then @out's why is "finding N:
+ * TITLE", TITLE from the file's "## N. TITLE" heading where it has one.
  */
 int load_xfails(const char *path, const char *cell, const char *variant,
-		struct strlist *out);
+		struct xfails *out);
+void xfails_free(struct xfails *x);
 json_t *verdict_json(const struct verdict *v);
 void verdict_free(struct verdict *v);
 

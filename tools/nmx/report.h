@@ -49,6 +49,7 @@ void run_free(struct run *run);
 json_t *cell_subtest(const struct cell_run *c, const char *name);
 /* Its result string ("PASS", "XFAIL", ...), or NULL when not reported. */
 const char *cell_result(const struct cell_run *c, const char *name);
+const char *cell_finding(const struct cell_run *c, const char *name);
 enum grade verdict_of(const char *result);
 /* The grade of subtest @name in @c, V_NA when that cell does not have it. */
 enum grade grade_in(const struct cell_run *c, const char *name);

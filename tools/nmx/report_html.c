@@ -253,6 +253,10 @@ static void failures(FILE *f, const struct run *run, int want_xfail)
 			put_html(f, run->scen[s]);
 			fputs(": ", f);
 			put_html(f, cell_result(c, run->scen[s]));
+			if (cell_finding(c, run->scen[s])) {
+				fputs(" &mdash; ", f);
+				put_html(f, cell_finding(c, run->scen[s]));
+			}
 			fputs("</h4>\n", f);
 			excerpt_block(f, c, run->scen[s]);
 			shown = any = 1;

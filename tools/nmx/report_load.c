@@ -229,6 +229,12 @@ const char *cell_result(const struct cell_run *c, const char *name)
 	return str_or(cell_subtest(c, name), "result", NULL);
 }
 
+/* The finding an expected failure's xfail line names, or NULL. */
+const char *cell_finding(const struct cell_run *c, const char *name)
+{
+	return str_or(cell_subtest(c, name), "finding", NULL);
+}
+
 enum grade verdict_of(const char *result)
 {
 	if (!result)

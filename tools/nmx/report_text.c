@@ -170,15 +170,36 @@ int report_md(const struct run *run, const struct run *base, FILE *f)
 	fputs("\n### Expected failures (named in FINDINGS.md)\n\n", f);
 	shown = 0;
 	for (s = 0; s < run->nscen; s++) {
-		int first = 1;
+		const char *why = NULL;
+		int first = 1, same = 1;
 
+		/* The finding said once when every cell's is the same. */
 		for (i = 0; i < run->nr; i++) {
+			const char *w = cell_finding(&run->c[i], run->scen[s]);
+
 			if (grade_in(&run->c[i], run->scen[s]) != V_XFAIL)
 				continue;
 			if (first)
-				fprintf(f, "- `%s` on", run->scen[s]);
+				why = w;
+			else if (!w != !why || (w && strcmp(w, why)))
+				same = 0;
+			first = 0;
+		}
+		first = 1;
+		for (i = 0; i < run->nr; i++) {
+			const char *w = cell_finding(&run->c[i], run->scen[s]);
+
+			if (grade_in(&run->c[i], run->scen[s]) != V_XFAIL)
+				continue;
+			if (first)
+				fprintf(f, "- `%s`%s%s%s on", run->scen[s],
+					same && why ? " (" : "",
+					same && why ? why : "",
+					same && why ? ")" : "");
 			fprintf(f, "%s %s %s", first ? "" : ",",
 				run->c[i].cell, variant_label(run, &run->c[i]));
+			if (!same && w)
+				fprintf(f, " (%s)", w);
 			first = 0;
 			shown++;
 		}
@@ -228,8 +249,12 @@ static void junit_case(FILE *f, const struct cell_run *c, const char *name,
 		break;
 	}
 	case V_XFAIL:
-		fputs("      <skipped message=\"expected failure named in FINDINGS.md\"/>\n",
-		      f);
+		fputs("      <skipped message=\"expected failure named in FINDINGS.md", f);
+		if (cell_finding(c, name)) {
+			fputs(": ", f);
+			put_xml(f, cell_finding(c, name));
+		}
+		fputs("\"/>\n", f);
 		break;
 	case V_MISSING:
 		fputs("      <skipped message=\"not run: cell ", f);

@@ -58,7 +58,7 @@ int cmd_judge(int argc, char **argv)
 	};
 	const char *log = NULL, *out = NULL, *findings = NULL;
 	const char *cell = NULL, *variant = NULL;
-	struct strlist xfail = { 0 };
+	struct xfails xfail = { 0 };
 	struct verdict v;
 	char path[4096];
 	int opt, timed_out = 0, ret;
@@ -85,9 +85,11 @@ int cmd_judge(int argc, char **argv)
 	}
 	if (findings && load_xfails(findings, cell, variant, &xfail))
 		return EXIT_INFRA;
-	if (judge_console(log, out, timed_out, &xfail, &v))
+	if (judge_console(log, out, timed_out, &xfail, &v)) {
+		xfails_free(&xfail);
 		return EXIT_INFRA;
-	strlist_free(&xfail);
+	}
+	xfails_free(&xfail);
 	j = verdict_json(&v);
 	snprintf(path, sizeof(path), "%s/verdict.json", out);
 	if (!strcmp(v.status, "INFRA_FAIL"))
