@@ -658,7 +658,7 @@ main() {
 			"stage_$STAGE"
 		done
 		progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): built: $(awk -F'\t' '
-			{ printf "%s%s %.0f s", NR > 1 ? ", " : "", $1, $3 }' "$CELL_DIR/stages.tsv")"
+			{ printf "%s%s %.0f s", (NR > 1 ? ", " : ""), $1, $3 }' "$CELL_DIR/stages.tsv")"
 		;;
 	*) usage ;;
 	esac
