@@ -189,26 +189,38 @@ compare_patches() {
 	return "$rc"
 }
 
-# expect_run LINE...: what the last run's figures say these cells will
-# take (builds one after another, boots JOBS at a time), as a progress line.
+# expect_run LINE...: what these cells will take (builds one after
+# another, boots JOBS at a time), as a progress line: from the last run's
+# figures where it ran the cell, else from the typical figures of a first
+# run on a fresh cache (typical_seconds).
 expect_run() {
-	local line tree variant cell stage known=0 build=0 boot=0 s total mins
+	local line tree variant cell stage last=0 typical=0 build=0 boot=0 s total mins from
+	local -a source
 	for line in "$@"; do
 		read -r tree variant cell <<<"$line"
+		source=(last_seconds)
 		s=$(last_seconds "$tree-$variant" "$cell" boot)
+		[ -n "$s" ] || { source=(typical_seconds); s=$(typical_seconds "$tree-$variant" "$cell" boot); }
 		[ -n "$s" ] || continue
-		known=$((known + 1))
+		if [ "${source[0]}" = last_seconds ]; then
+			last=$((last + 1))
+		else
+			typical=$((typical + 1))
+		fi
 		boot=$((boot + s))
 		for stage in prepare configure kernel guest; do
-			s=$(last_seconds "$tree-$variant" "$cell" "$stage")
+			s=$("${source[@]}" "$tree-$variant" "$cell" "$stage")
 			build=$((build + ${s:-0}))
 		done
 	done
-	[ "$known" -gt 0 ] || return 0
+	[ $((last + typical)) -gt 0 ] || return 0
 	total=$((build + (JOBS > 1 ? (boot + JOBS - 1) / JOBS : boot)))
 	mins=$(((total + 59) / 60))
 	[ "$mins" -gt 0 ] || mins=1
-	progress "expected: about $mins min, finishing near $(date -d "+$total sec" +%H:%M) (last run's figures for $known of $# cell(s); a changed series or config takes longer)"
+	from=
+	[ "$last" -eq 0 ] || from="the last run's figures for $last"
+	[ "$typical" -eq 0 ] || from+="${from:+, }a first run's typical figures for $typical"
+	progress "expected: about $mins min, finishing near $(date -d "+$total sec" +%H:%M) ($from of $# cell(s); a changed series or config takes longer)"
 }
 
 new_run_dir() {

@@ -35,6 +35,16 @@ last_seconds() {
 	awk -F'\t' -v s="$3" '$1 == s && $2 == "ok" { printf "%d\n", $3 + 0.5; exit }' "$f"
 }
 
+# typical_seconds TREE-VARIANT CELL STAGE: the seconds STAGE took for that
+# cell in a first run on a fresh 2-core machine (benchmarks/typical-seconds.tsv,
+# recorded from one), for a first run's estimate; nothing if not recorded.
+typical_seconds() {
+	local f=$NMX_TOP/benchmarks/typical-seconds.tsv
+	[ -f "$f" ] || return 0
+	awk -F'\t' -v tv="$1" -v c="$2" -v s="$3" \
+		'$1 == tv && $2 == c && $3 == s { printf "%d\n", $4 + 0.5; exit }' "$f"
+}
+
 # suite_package_dir SUITE PACKAGE: where scripts/fetch-deb.sh unpacks a
 # package of another Debian suite (a tree's linux-source): root/, VERSION.
 suite_package_dir() {
