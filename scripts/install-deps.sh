@@ -81,12 +81,16 @@ apt_logged() {
 # serves an index of the wrong size for a minute ("Mirror sync in
 # progress?"). Still failing, the install goes on with the lists apt has,
 # and its own failure, if any, is the error.
+# Once per run of this script: the profiles after the first use its lists.
+APT_UPDATED=0
 apt_update() {
 	local try
+	[ "$APT_UPDATED" -eq 0 ] || return 0
+	APT_UPDATED=1
 	for try in 1 2 3; do
 		echo "# apt-get update, try $try" >>"$INSTALL_LOG"
 		DEBIAN_FRONTEND=noninteractive apt-get update >>"$INSTALL_LOG" 2>&1 && return 0
-		sleep $((try * 10))
+		[ "$try" -eq 3 ] || sleep $((try * 5))
 	done
 	err "warning: apt-get update failed three times (see $INSTALL_LOG); going on with the lists apt has"
 }
@@ -152,8 +156,10 @@ install_missing() {
 		for arch in "${add[@]}"; do
 			dpkg --add-architecture "$arch"
 		done
+		APT_UPDATED=0	# the new architectures' lists
 	fi
-	echo "notrace-matrix: $profile: updating apt's lists (log: $INSTALL_LOG)" >&2
+	[ "$APT_UPDATED" -eq 1 ] ||
+		echo "notrace-matrix: $profile: updating apt's lists (log: $INSTALL_LOG)" >&2
 	apt_update
 	[ "${#missing[@]}" -gt 0 ] || return 0
 	echo "notrace-matrix: $profile: installing ${#missing[@]} named (${missing[*]}):" \
