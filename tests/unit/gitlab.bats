@@ -25,6 +25,7 @@ GCL=${XDG_CACHE_HOME:-$HOME/.cache}/notrace-matrix/npm/node_modules/.bin/gitlab-
 	[ "$(wc -l <"$SCRATCH/paths")" -eq 2 ]
 }
 
+# shellcheck disable=SC2016 # the pipeline's own variables, literally
 @test "plan: what a GitLab runner needs without edits: an image, the install, a cache per job, junit" {
 	run nmx plan gitlab
 	[ "$status" -eq 0 ]

@@ -258,7 +258,10 @@ fakeboot2_not_alone() {
 	[[ "$output" != *"expected: about"* ]]
 	run "$TOP/matrix.sh" --no-install
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"expected: about 1 min, finishing near "*"(last run's figures for 1 of 1 cell(s)"* ]]
+	[[ "$output" == *"expected: about 1 min, finishing near "*"(the last run's figures for 1 of 1 cell(s)"* ]]
 	[[ "$output" =~ fakeboot\ \(fake-good-upstream\):\ kernel\ \(last\ run:\ [0-9]+\ s\) ]]
 	[[ "$output" =~ boot\ with\ tcg,\ timeout\ [0-9]+s,\ last\ run:\ [0-9]+\ s ]]
+	# Each kernel's stages when built, each cell's verdict as it finishes.
+	[[ "$output" =~ fakeboot\ \(fake-good-upstream\):\ built:\ prepare\ [0-9]+\ s,\ configure\ [0-9]+\ s,\ kernel\ [0-9]+\ s,\ guest\ [0-9]+\ s ]]
+	[[ "$output" =~ \[1/1\]\ fakeboot\ \(fake-good-upstream\):\ PASS,\ [0-9]+\ tests\ ok\;\ kernel\ [0-9]+\ s,\ boot\ [0-9]+\ s ]]
 }
