@@ -14,7 +14,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/scripts/lib.sh"
 
 usage() {
-	echo "usage: $0 [--stage prepare|configure|kernel|guest|all] [--cell-dir DIR] TREE VARIANT CELL" >&2
+	echo "usage: $0 [--stage prepare|configure|kernel|guest|all] [--cell-dir DIR] [--make-jobs N] TREE VARIANT CELL" >&2
 	exit 2
 }
 
@@ -389,8 +389,9 @@ stage_kernel() {
 	t0=$(date +%s.%N)
 	need_tools make "${NMX_CROSS_COMPILE}gcc" ccache bc flex bison
 	[ -f "$NMX_OUT/.config" ] || fail kernel INFRA_FAIL 0 "no .config: run the configure stage"
-	# NMX_MAKE_JOBS: what matrix.sh leaves the build when boots run beside it.
-	jobs=${NMX_MAKE_JOBS:-$(($(nproc) + 1))}
+	# --make-jobs (NMX_MAKE_JOBS): the user's, or what matrix.sh leaves the
+	# build when boots run beside it.
+	jobs=${MAKE_JOBS:-${NMX_MAKE_JOBS:-$(($(nproc) + 1))}}
 	if [ -n "${NMX_DISTCC_HOSTS:-}" ]; then
 		need_tools distcc
 		# As many jobs as the hosts take, if that is more.
@@ -599,10 +600,12 @@ patch_subject() {
 main() {
 	local stage=all last
 	CELL_DIR=
+	MAKE_JOBS=
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--stage) stage=$2; shift 2 ;;
 		--cell-dir) CELL_DIR=$2; shift 2 ;;
+		--make-jobs) MAKE_JOBS=$2; shift 2 ;;
 		-h | --help) usage ;;
 		-*) usage ;;
 		*) break ;;

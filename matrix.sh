@@ -2,7 +2,7 @@
 # Run the matrix: every (tree, variant, cell) of matrix.yaml's run, or the
 # ones named. One failing cell never stops the others.
 #
-#   matrix.sh [--no-install] [-j N] [--boot-with qemu|lava] [--loader uboot|qemu] [--reuse-boots]
+#   matrix.sh [--no-install] [--boots N] [--make-jobs N] [--boot-with qemu|lava] [--loader uboot|qemu] [--reuse-boots]
 #             [--tree T]... [--variant V]... [--cell C]... | [--set NAME] | [--e2e]
 #   matrix.sh [--no-install] --patches PATH [--tree T]... [--cell C]...
 #   matrix.sh [--no-install] --tree DIR [--series T] [--patches PATH] ...
@@ -19,10 +19,14 @@
 # directories (nmx merge), and exits as a run does.
 # NMX_INSTALL=0 is --no-install (for CI jobs on a prepared machine).
 #
-# -j N (NMX_JOBS; default: the number of cores): with N > 1 the kernels
-# are built one at a time and the boots run N at a time, those of built
-# cells beside later builds where the cores allow it (run_parallel); -j 1
-# is the serial mode (build, boot, next cell).
+# --boots N (-j N, NMX_JOBS; default: the number of cores): guests booted
+# at a time. With N > 1 the kernels are built one at a time and the boots
+# run N at a time, those of built cells beside later builds where the
+# cores allow it (run_parallel); --boots 1 is the serial mode (build,
+# boot, next cell). Not make's -j: that is --make-jobs.
+#
+# --make-jobs N (NMX_MAKE_JOBS; default: the cores + 1, less those left
+# to boots running beside the build): make -jN for each kernel.
 #
 # --set NAME: the cells of matrix.yaml's set NAME instead of the default
 # run ("all": every cell of every tree). --e2e is --set e2e, the end-to-end
@@ -80,7 +84,7 @@ help() {
 }
 
 usage() {
-	echo "usage: $0 [--no-install] [-j N] [--boot-with qemu|lava] [--loader uboot|qemu] [--tree T]... [--variant V]... [--cell C]..." >&2
+	echo "usage: $0 [--no-install] [--boots N] [--make-jobs N] [--boot-with qemu|lava] [--loader uboot|qemu] [--tree T]... [--variant V]... [--cell C]..." >&2
 	echo "       $0 [--no-install] --patches PATH [--tree T]... [--cell C]..." >&2
 	echo "       $0 [--no-install] --tree DIR [--series T] [--patches PATH] [--variant V]... [--cell C]..." >&2
 	echo "       $0 [--no-install] --resume RUN_ID" >&2
@@ -254,7 +258,7 @@ build_cell() {
 	printf '%s\t%s\n' run_id "$run_id" >"$dir/meta.tsv"
 	printf '#!/bin/sh\n# Reproduce %s (%s-%s) by hand, stage by stage.\nset -e\n' \
 		"$cell" "$tree" "$variant" >"$dir/reproduce.sh"
-	"$NMX_TOP/build.sh" --cell-dir "$dir" "$tree" "$variant" "$cell" || rc=$?
+	"$NMX_TOP/build.sh" ${MAKE_JOBS:+--make-jobs "$MAKE_JOBS"} --cell-dir "$dir" "$tree" "$variant" "$cell" || rc=$?
 	[ "$rc" -eq 0 ] || cell_finished "$dir"
 	return "$rc"
 }
@@ -347,9 +351,11 @@ run_parallel() {
 	fi
 	[ "$beside" -le "$JOBS" ] || beside=$JOBS
 	if [ "$beside" -gt 0 ]; then
-		export NMX_MAKE_JOBS=$(($(nproc) + 1 - beside))
-		[ "$NMX_MAKE_JOBS" -ge 1 ] || NMX_MAKE_JOBS=1
-		progress "up to $beside boot(s) beside a build (make -j$NMX_MAKE_JOBS)"
+		if [ -z "$MAKE_JOBS" ]; then
+			MAKE_JOBS=$(($(nproc) + 1 - beside))
+			[ "$MAKE_JOBS" -ge 1 ] || MAKE_JOBS=1
+		fi
+		progress "up to $beside boot(s) beside a build (make -j$MAKE_JOBS)"
 	fi
 	BOOT_QUEUE=()
 	ALONE_PID=''
@@ -422,8 +428,9 @@ main() {
 	local install=1 resume='' rc=0 tree variant cell previous line patches=''
 	local local_dir='' series='' shard='' merge='' newest
 	local -a shards=() todo=()
-	# Boots at a time (-j): as many as cores, each TCG guest taking one.
+	# Boots at a time (--boots): as many as cores, each TCG guest taking one.
 	JOBS=${NMX_JOBS:-$(nproc)}
+	MAKE_JOBS=${NMX_MAKE_JOBS:-}
 	CELL_PIDS=()
 	[ "${NMX_INSTALL:-1}" != 0 ] || install=0
 	local -a select=() plan=() baseline=()
@@ -460,8 +467,9 @@ main() {
 		--boot-with) [ $# -ge 2 ] || usage; export NMX_BOOT_WITH=$2; shift 2 ;;
 		--loader) [ $# -ge 2 ] || usage; export NMX_LOADER=$2; shift 2 ;;
 		--reuse-boots) export NMX_REUSE_BOOTS=1; shift ;;
-		-j) [ $# -ge 2 ] || usage; JOBS=$2; shift 2 ;;
+		--boots | -j) [ $# -ge 2 ] || usage; JOBS=$2; shift 2 ;;
 		-j[0-9]*) JOBS=${1#-j}; shift ;;
+		--make-jobs) [ $# -ge 2 ] || usage; MAKE_JOBS=$2; shift 2 ;;
 		--merge) [ $# -ge 2 ] || usage; merge=$2; shift 2; shards=("$@"); shift $# ;;
 		*) err "unknown option '$1' (--help lists them)"; usage ;;
 		esac
@@ -478,7 +486,11 @@ main() {
 	*) err "--boot-with $NMX_BOOT_WITH: qemu (QEMU directly) or lava (a LAVA job through lava-run)"; exit 2 ;;
 	esac
 	if ! [[ "$JOBS" =~ ^[1-9][0-9]*$ ]]; then
-		err "-j $JOBS: the number of boots at a time is a positive number"
+		err "--boots $JOBS: the number of boots at a time is a positive number"
+		exit 2
+	fi
+	if [ -n "$MAKE_JOBS" ] && ! [[ "$MAKE_JOBS" =~ ^[1-9][0-9]*$ ]]; then
+		err "--make-jobs $MAKE_JOBS: make's jobs per kernel build is a positive number"
 		exit 2
 	fi
 	if [ -n "$shard" ]; then

@@ -122,7 +122,7 @@ lava_test() {
 		# 7.2: "Testing set_graph_notrace: FAILED! (... after 0,
 		# error -22)", 7.2 FINDINGS.md), a verdict the QEMU boot did
 		# not have.
-		NMX_RESULTS=$TOP/results/lava/$tree "$TOP/matrix.sh" --no-install --boot-with lava -j 1 \
+		NMX_RESULTS=$TOP/results/lava/$tree "$TOP/matrix.sh" --no-install --boot-with lava --boots 1 \
 			--tree "$tree" --variant upstream "${select[@]}" || rc=$?
 		for cell in "${picked[@]}"; do
 			[ "${cell% *}" = "$tree" ] || continue

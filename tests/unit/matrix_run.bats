@@ -241,13 +241,24 @@ fakeboot2_not_alone() {
 	[ "$(grep -c '^start' "$SCRATCH/boots")" -eq 7 ]
 }
 
-@test "-j: a number of boots that is not a positive number is refused" {
+@test "--boots (-j) and --make-jobs: not a positive number is refused, naming the option" {
 	setup_boots
 	run "$TOP/matrix.sh" --no-install -j 0
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"-j 0: the number of boots at a time is a positive number"* ]]
+	[[ "$output" == *"--boots 0: the number of boots at a time is a positive number"* ]]
 	NMX_JOBS=two run "$TOP/matrix.sh" --no-install
 	[ "$status" -eq 2 ]
+	run "$TOP/matrix.sh" --no-install --make-jobs=lots
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--make-jobs lots: make's jobs per kernel build is a positive number"* ]]
+}
+
+@test "--make-jobs N: each kernel is built with make -jN; --boots 1 is the serial mode" {
+	setup_boot
+	run "$TOP/matrix.sh" --no-install --boots 1 --make-jobs 3
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"1 boot(s) at a time"* ]]
+	grep -q -- " -j3 " "$NMX_RESULTS/latest/fake-good-upstream/fakeboot/reproduce.sh"
 }
 
 @test "progress: a rerun's lines carry the last run's figures, stage by stage, and the run's expected end" {
