@@ -126,6 +126,25 @@ check_md() {
 	fi
 }
 
+# Every relative link of report.html names a file of the run (only where
+# the run's cell directories are there: not for reports copied alone).
+check_links() {
+	local link
+	if ! compgen -G "$RUN/*/*/result.json" >/dev/null; then
+		result ok "report.html's links to the cells' files # SKIP no cell directories here"
+		return
+	fi
+	grep -o 'href="[^"#][^"]*"' "$RUN/report.html" | sed 's/^href="//; s/"$//' |
+		while read -r link; do
+			[ -e "$RUN/$link" ] || echo "dead link: $link"
+		done >"$TMP/links"
+	if [ -s "$TMP/links" ]; then
+		result fail "report.html's links to the cells' files resolve" "$TMP/links"
+	else
+		result ok "report.html's links to the cells' files resolve"
+	fi
+}
+
 main() {
 	if [ $# -ne 1 ] || [ ! -d "$1" ]; then
 		echo "usage: $0 RUN_DIR" >&2
@@ -139,6 +158,7 @@ main() {
 	check_summary
 	check_self_contained
 	check_rendered
+	check_links
 	check_md
 	[ "$failures" -eq 0 ]
 }

@@ -94,7 +94,7 @@ golden_case() { # case
 	[[ "$output" == *"not ok 4 report.html is self-contained"* ]]
 	[[ "$output" == *"not ok 5 report.html: no console messages in Chromium"* ]]
 	[[ "$output" == *"not ok 6 report.html: Chromium's DOM has the verdict grid"* ]]
-	[[ "$output" == *"not ok 8 report.md is present"* ]]
+	[[ "$output" == *"not ok 9 report.md is present"* ]]
 }
 
 @test "report: a directory that is not a run is an error saying so" {

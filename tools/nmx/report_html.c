@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "console.h"
 #include "report.h"
@@ -779,6 +780,63 @@ static void series(FILE *f, const struct cell_run *c)
 	free(subjects);
 }
 
+/* A link to @name in @c's directory, relative to report.html, if it is there. */
+static int file_link(FILE *f, const struct cell_run *c, const char *name,
+		     int first)
+{
+	char path[4400];
+
+	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
+	if (access(path, F_OK))
+		return 0;
+	fputs(first ? "" : " &middot; ", f);
+	fputs("<a href=\"", f);
+	put_html(f, c->rel);
+	fputc('/', f);
+	put_html(f, name);
+	fputs("\">", f);
+	put_html(f, name);
+	fputs("</a>", f);
+	return 1;
+}
+
+/*
+ * Each cell's files, linked relative to the run directory (report.html
+ * sits at its top): the logs, the reproducer, the result, what the guest
+ * framed. A report copied away from its run keeps the links, dead.
+ */
+static void cell_files(FILE *f, const struct run *run)
+{
+	static const char *const names[] = { "boot.log", "build.log",
+		"reproduce.sh", "result.json", "config-check.txt" };
+	int i, k, n;
+
+	fputs("<table><tr><th>cell</th><th>variant</th><th>files</th><th>what the guest printed into files</th></tr>\n",
+	      f);
+	for (i = 0; i < run->nr; i++) {
+		const struct cell_run *c = &run->c[i];
+		json_t *files = json_object_get(json_object_get(c->r, "verdict"),
+						"files");
+		char guest[300];
+
+		fputs("<tr><td>", f);
+		put_html(f, c->cell);
+		fputs("</td><td>", f);
+		put_html(f, variant_label(run, c));
+		fputs("</td><td>", f);
+		for (k = n = 0; k < (int)(sizeof(names) / sizeof(names[0])); k++)
+			n += file_link(f, c, names[k], !n);
+		fputs("</td><td>", f);
+		for (k = n = 0; k < (int)json_array_size(files); k++) {
+			snprintf(guest, sizeof(guest), "guest/%s",
+				 json_string_value(json_array_get(files, k)) ?: "");
+			n += file_link(f, c, guest, !n);
+		}
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n", f);
+}
+
 static void environment(FILE *f, const struct run *run)
 {
 	static const char *keys[] = { "description", "kbuild_arch", "compiler",
@@ -851,6 +909,8 @@ int report_html(const struct run *run, const struct run *base, FILE *f)
 	variants(f, run);
 	fputs("<h2>Stage timings and image sizes</h2>\n", f);
 	charts(f, run);
+	fputs("<h2>Each cell's files</h2>\n", f);
+	cell_files(f, run);
 	fputs("<h2>Environment</h2>\n", f);
 	environment(f, run);
 	fputs("</body></html>\n", f);
