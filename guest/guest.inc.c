@@ -8,6 +8,7 @@
 #define NMX_GUEST_H
 
 #include "fgraph.h"
+#include "protocol.h"
 
 /*
  * nolibc's raw system call macros: my_syscallN up to 6.x, renamed
@@ -86,7 +87,7 @@ static void print_uptime(const char *when);
 
 static void ktap_result(int ok, const char *name, const char *directive)
 {
-	print_uptime("test");
+	print_uptime(NMX_UPTIME_TEST);
 	nr_test++;
 	if (!ok)
 		nr_failed++;
@@ -221,7 +222,7 @@ static void print_uptime(const char *when)
 	for (end = text; *end && *end != ' ' && *end != '\n'; end++)
 		;
 	*end = '\0';
-	printf("NMX-UPTIME %s %s\n", when, text);
+	printf(NMX_UPTIME "%s %s\n", when, text);
 }
 
 /* Seconds since boot, from /proc/uptime (whole seconds); -1 if unread. */
@@ -328,11 +329,11 @@ static int file_has_word(const char *path, const char *word)
 
 static void print_file(const char *name, const char *text)
 {
-	printf("NMX-FILE-BEGIN %s\n", name);
+	printf(NMX_FILE_BEGIN "%s\n", name);
 	fputs(text, stdout);
 	if (*text && text[strlen(text) - 1] != '\n')
 		putchar('\n');
-	printf("NMX-FILE-END %s\n", name);
+	printf(NMX_FILE_END "%s\n", name);
 }
 
 /*

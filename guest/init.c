@@ -211,7 +211,7 @@ int main(void)
 {
 	int nr_planned = steps_planned(guest_steps);
 
-	print_uptime("init");
+	print_uptime(NMX_UPTIME_INIT);
 	printf("\nKTAP version 1\n");
 	printf("# notrace-matrix guest for cell %s: seed example with %s\n",
 	       NMX_CELL, NMX_FAULT_ROOT);
@@ -222,12 +222,12 @@ int main(void)
 	if (nr_test != nr_planned)
 		printf("# BUG: planned %d tests, ran %d\n", nr_planned, nr_test);
 	printf("# totals: pass:%d fail:%d\n", nr_test - nr_failed, nr_failed);
-	print_uptime("done");
+	print_uptime(NMX_UPTIME_DONE);
 	/* Last line either way: the host knows the guest ran to the end. */
 	if (!nr_failed && !nr_step_bugs && nr_test == nr_planned)
-		printf("NMX-RESULT: PASS\n");
+		printf(NMX_SUCCESS_MARKER "\n");
 	else
-		printf("NMX-RESULT: FAIL\n");
+		printf(NMX_FAIL_MARKER "\n");
 	power_off();
 	return 0;
 }

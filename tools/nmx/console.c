@@ -478,14 +478,14 @@ void judge_stream(FILE *log, const char *out_dir, int timed_out,
 		    !is_poweroff_noise(s))
 			v->after_marker = strdup(s);
 
-		if (!strncmp(s, "NMX-FILE-BEGIN ", 15)) {
+		if (!strncmp(s, NMX_FILE_BEGIN, NMX_LEN(NMX_FILE_BEGIN))) {
 			close_file(v, &file);
-			file = open_frame(v, out_dir, s + 15);
+			file = open_frame(v, out_dir, s + NMX_LEN(NMX_FILE_BEGIN));
 			in_frame = 1;
 			frame_bytes = 0;
 			continue;
 		}
-		if (!strncmp(s, "NMX-FILE-END ", 13)) {
+		if (!strncmp(s, NMX_FILE_END, NMX_LEN(NMX_FILE_END))) {
 			close_file(v, &file);
 			in_frame = 0;
 			continue;
@@ -503,17 +503,26 @@ void judge_stream(FILE *log, const char *out_dir, int timed_out,
 			continue;
 		}
 
-		if (!strncmp(s, "NMX-UPTIME init ", 16)) {
-			v->uptime_init = v->uptime_last = atof(s + 16);
-			continue;
-		}
-		if (!strncmp(s, "NMX-UPTIME test ", 16)) {
-			v->uptime_mark = atof(s + 16);
-			continue;
-		}
-		if (!strncmp(s, "NMX-UPTIME done ", 16)) {
-			v->uptime_done = atof(s + 16);
-			continue;
+		if (!strncmp(s, NMX_UPTIME, NMX_LEN(NMX_UPTIME))) {
+			const char *when = s + NMX_LEN(NMX_UPTIME);
+			const char *secs = strchr(when, ' ');
+			size_t n = secs ? (size_t)(secs - when) : 0;
+
+			if (secs && !strncmp(when, NMX_UPTIME_INIT, n) &&
+			    n == NMX_LEN(NMX_UPTIME_INIT)) {
+				v->uptime_init = v->uptime_last = atof(secs + 1);
+				continue;
+			}
+			if (secs && !strncmp(when, NMX_UPTIME_TEST, n) &&
+			    n == NMX_LEN(NMX_UPTIME_TEST)) {
+				v->uptime_mark = atof(secs + 1);
+				continue;
+			}
+			if (secs && !strncmp(when, NMX_UPTIME_DONE, n) &&
+			    n == NMX_LEN(NMX_UPTIME_DONE)) {
+				v->uptime_done = atof(secs + 1);
+				continue;
+			}
 		}
 		if (!strcmp(s, "KTAP version 1")) {
 			v->ktap_seen = 1;

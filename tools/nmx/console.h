@@ -7,10 +7,7 @@
 #include <jansson.h>
 
 #include "matrix.h"
-
-#define NMX_SUCCESS_MARKER "NMX-RESULT: PASS"
-/* Printed instead when some subtest failed: the guest still completed. */
-#define NMX_FAIL_MARKER "NMX-RESULT: FAIL"
+#include "protocol.h"	/* guest/: what the guest prints besides KTAP */
 
 /*
  * The files the guest frames with NMX-FILE-BEGIN/END go into this

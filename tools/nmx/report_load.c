@@ -10,6 +10,7 @@
 
 #include "report.h"
 #include "fgraph.h"
+#include "protocol.h"
 
 char *slurp(const char *path, size_t *len)
 {
@@ -407,7 +408,7 @@ static char *boot_log_excerpt(const char *path, const char *name, int *first)
 			return out;
 		}
 		if (is_result_line(line, len) ||
-		    !strncmp(line, "NMX-FILE-END", 12))
+		    !strncmp(line, NMX_FILE_END, NMX_LEN(NMX_FILE_END)))
 			start = NULL;
 	}
 	free(log);
