@@ -6,6 +6,7 @@
 #             [--tree T]... [--variant V]... [--cell C]... | [--set NAME] | [--e2e]
 #   matrix.sh [--no-install] --patches PATH [--tree T]... [--cell C]...
 #   matrix.sh [--no-install] --tree DIR [--series T] [--patches PATH] ...
+#   matrix.sh --tree DIR --bisect GOOD..BAD --cell C --scenario S [--confirm N]
 #   matrix.sh [--no-install] --resume RUN_ID
 #   matrix.sh [--no-install] --shard RUN_ID [--tree T]... [--variant V]... [--cell C]...
 #   matrix.sh [--no-install] --merge RUN_ID SHARD_RUN_DIR...
@@ -27,6 +28,11 @@
 #
 # --make-jobs N (NMX_MAKE_JOBS; default: the cores + 1, less those left
 # to boots running beside the build): make -jN for each kernel.
+#
+# --bisect GOOD..BAD (bisect.sh): the first commit of DIR's history
+# between GOOD and BAD that fails scenario S on cell C, found with git
+# bisect run over scripts/bisect-step.sh and confirmed N times (default
+# 3); results/bisect-<id>/bisect.md. Exit 0 confirmed, 1 not.
 #
 # --set NAME: the cells of matrix.yaml's set NAME instead of the default
 # run ("all": every cell of every tree). --e2e is --set e2e, the end-to-end
@@ -426,6 +432,10 @@ on_signal() {
 
 main() {
 	local install=1 resume='' rc=0 tree variant cell previous line patches=''
+	# A bisection is its own program: it runs matrix.sh once per step.
+	case " $* " in
+	*" --bisect "* | *" --bisect="*) exec "$NMX_TOP/bisect.sh" "$@" ;;
+	esac
 	local local_dir='' series='' shard='' merge='' newest
 	local -a shards=() todo=()
 	# Boots at a time (--boots): as many as cores, each TCG guest taking one.

@@ -122,6 +122,10 @@ static const struct command commands[] = {
 	{ "judge", cmd_judge, 0,
 "judge --log BOOT_LOG --out DIR [--timed-out] [--findings FINDINGS.md --cell C --variant V]\n"
 "        decide from the console log; write DIR/verdict.json and the traces\n" },
+	{ "step-verdict", cmd_step_verdict, 0,
+"step-verdict --cell-dir DIR --scenario S\n"
+"        a bisection step's verdict on scenario S from DIR/result.json, as git bisect\n"
+"        run wants it: exit 0 good (S passed), 1 bad (S failed), 125 no verdict on S\n" },
 	{ "result", cmd_result, 0,
 "result --cell-dir DIR [--progress]\n"
 "        merge DIR/stages.tsv, meta.tsv, reproduce.sh, verdict.json into result.json;\n"

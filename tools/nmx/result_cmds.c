@@ -329,6 +329,70 @@ int cmd_result(int argc, char **argv)
 	return ret;
 }
 
+/* ---- step-verdict ----------------------------------------------------- */
+
+/*
+ * One step of a bisection (bisect.sh, scripts/bisect-step.sh), in git
+ * bisect run's terms: 0 the scenario passed (PASS, or XPASS), 1 it failed
+ * (FAIL, or a failure FINDINGS.md expects: still a failure), 125 the step
+ * says nothing of it -- no result, a tree that does not take the series or
+ * does not build, a machine that failed, a boot that ended before the
+ * scenario ran, a skip. A step that cannot be judged must never be taken
+ * for a bad commit.
+ */
+enum { STEP_GOOD = 0, STEP_BAD = 1, STEP_SKIP = 125 };
+
+int cmd_step_verdict(int argc, char **argv)
+{
+	const char *dir = NULL, *scenario = NULL, *status, *res = NULL;
+	json_t *r, *tests;
+	char path[4096];
+	size_t k;
+	int i, ret;
+
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--cell-dir"))
+			dir = argv[i + 1];
+		else if (!strcmp(argv[i], "--scenario"))
+			scenario = argv[i + 1];
+		else
+			break;
+	}
+	if (i != argc || !dir || !scenario) {
+		fprintf(stderr, "usage: nmx step-verdict --cell-dir DIR --scenario S\n");
+		return STEP_SKIP;
+	}
+	snprintf(path, sizeof(path), "%s/result.json", dir);
+	r = json_load_file(path, 0, NULL);
+	if (!r) {
+		printf("skip: no result (%s)\n", path);
+		return STEP_SKIP;
+	}
+	status = json_string_value(json_object_get(r, "status")) ?: "?";
+	tests = json_object_get(r, "subtests");
+	for (k = 0; k < json_array_size(tests); k++) {
+		json_t *t = json_array_get(tests, k);
+
+		if (!strcmp(json_string_value(json_object_get(t, "name")) ?: "",
+			    scenario))
+			res = json_string_value(json_object_get(t, "result"));
+	}
+	if (res && (!strcmp(res, "PASS") || !strcmp(res, "XPASS"))) {
+		printf("good: %s %s (cell %s)\n", scenario, res, status);
+		ret = STEP_GOOD;
+	} else if (res && (!strcmp(res, "FAIL") || !strcmp(res, "XFAIL"))) {
+		printf("bad: %s %s (cell %s)\n", scenario, res, status);
+		ret = STEP_BAD;
+	} else {
+		printf("skip: %s %s (cell %s: %s)\n", scenario,
+		       res ? res : "not run", status,
+		       json_string_value(json_object_get(r, "reason")) ?: "");
+		ret = STEP_SKIP;
+	}
+	json_decref(r);
+	return ret;
+}
+
 /* ---- summary ---------------------------------------------------------- */
 
 /*
