@@ -180,7 +180,8 @@ boot_lava() {
 }
 
 # What decides a boot's console, as a key: the engine, loader, accelerator,
-# timeout and QEMU version (main's), the cell's arch file, and the bytes of kernel,
+# timeout and QEMU version (main's), the cell's arch files (its own and the
+# one it extends), and the bytes of kernel,
 # initramfs, DTB and U-Boot. NMX_REUSE_BOOTS=1 (matrix.sh --reuse-boots)
 # judges anew the console of an earlier boot with the same key that ran
 # to the guest's last line, instead of booting again.
@@ -189,7 +190,7 @@ boot_key() {
 		printf '%s\n' "$engine" "${NMX_LOADER:-uboot}" "$accel" "$NMX_BOOT_TIMEOUT"
 		printf '%s\n' "${kernel_args[*]}"
 		printf '%s\n' "$qemu_version"
-		cat "$NMX_ARCHES_DIR/$NMX_CELL.yaml"
+		cat "${NMX_ARCH_FILES[@]}"
 		sha256sum <"$kernel"
 		sha256sum <"$initrd"
 		[ -z "$NMX_DTB" ] || sha256sum <"$NMX_OUT/$NMX_DTB"

@@ -8,8 +8,8 @@
 #
 #   cd ~/src/linux
 #   git bisect start BAD GOOD
-#   git bisect run ~/notrace-matrix/scripts/bisect-step.sh --cell arm-be8 \
-#           --scenario stack_trace_in_pruned_subtree
+#   git bisect run ~/notrace-matrix/scripts/bisect-step.sh --cell CELL \
+#           --scenario SCENARIO
 #
 # Exit (git bisect run's convention; nmx step-verdict decides): 0 good (S
 # passed), 1 bad (S failed), 125 no verdict on S -- the series does not

@@ -75,3 +75,33 @@ fact_in_code() { # fact
 	done
 	[ "$n" -ge 4 ]
 }
+
+@test "extends: a cell states only what differs from the one it extends; bad extends are errors with the file" {
+	local a=$SCRATCH/arches
+	mkdir -p "$a"
+	cp "$TOP"/arches/*.yaml "$a/"
+	# arm64-be gets arm64's machine, U-Boot and packages, and its own byte order.
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$a" env --tree linux-6.12 --variant upstream --cell arm64-be
+	[ "$status" -eq 0 ]
+	grep -qx "NMX_QEMU_BINARY='qemu-system-aarch64'" <<<"$output"
+	grep -qx "NMX_UBOOT_FIRMWARE='/usr/lib/u-boot/qemu_arm64/u-boot.bin'" <<<"$output"
+	grep -qx "NMX_GUEST_CFLAGS=( '-mbig-endian' )" <<<"$output"
+	grep -qxF "NMX_ARCH_FILES=( '$a/arm64-be.yaml' '$a/arm64.yaml' )" <<<"$output"
+	# A change to the base reaches the cell that extends it.
+	sed -i 's/-m, 256M/-m, 512M/' "$a/arm64.yaml"
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$a" qemu-cmd --cell arm64-be --kernel /k --initrd /i --accel tcg --log /l
+	[[ "$output" == *512M* ]]
+	# One level only; not itself; a cell that exists.
+	printf 'extends: arm64-be\nname: deeper\n' >"$a/deeper.yaml"
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$a" env --tree linux-6.12 --variant upstream --cell deeper
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"deeper.yaml: extends 'arm64-be', which extends another: one level only"* ]]
+	sed -i 's/^extends: arm64$/extends: arm64-be/' "$a/arm64-be.yaml"
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$a" env --tree linux-6.12 --variant upstream --cell arm64-be
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"extends 'arm64-be': not another cell's name"* ]]
+	sed -i 's/^extends: arm64-be$/extends: nosuch/' "$a/arm64-be.yaml"
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$a" env --tree linux-6.12 --variant upstream --cell arm64-be
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"extends 'nosuch', which cannot be read"* ]]
+}

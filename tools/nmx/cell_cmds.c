@@ -324,6 +324,7 @@ int cmd_env(int argc, char **argv)
 		 v->boot_timeout ? v->boot_timeout : m.boot_timeout);
 	sh_var("NMX_BOOT_TIMEOUT", buf);
 	sh_var("NMX_BOOT_ALONE", c.boot_alone ? "1" : "0");
+	sh_array("NMX_ARCH_FILES", &c.files);
 	ret = EXIT_PASS;
 free_cell:
 	cell_free(&c);

@@ -190,7 +190,7 @@ static void unknown_cell(const char *arches_dir, const char *name)
 static const char *const cell_keys[] = {
 	"name", "description", "arch", "cross_compile", "make_targets",
 	"kernel_image", "uimage_load", "dtb", "kconfig", "kconfig_since", "qemu", "guest",
-	"packages", NULL
+	"packages", "extends", NULL
 };
 static const char *const qemu_keys[] = {
 	"binary", "machine", "console", "tcg", "alone", "uboot", NULL
@@ -352,6 +352,48 @@ const char *cell_fault_root(const struct cell *c, const char *version)
 	return root;
 }
 
+/*
+ * "extends: CELL": @y is that cell's arch file with @y's keys laid over
+ * it (a variant of a cell states only what differs). One level:
+ * the cell extended extends nothing.
+ */
+static int extend_cell(struct ydoc *y, const char *arches_dir, const char *name,
+		       struct strlist *files)
+{
+	const char *base_name = ydoc_str(ydoc_get(y, ydoc_root(y), "extends"));
+	char path[4096];
+	struct ydoc base;
+	int err;
+
+	if (!base_name)
+		return 0;
+	if (!*base_name || strchr(base_name, '/') || base_name[0] == '.' ||
+	    !strcmp(base_name, name)) {
+		fprintf(stderr, "%s: extends '%s': not another cell's name\n",
+			y->path, base_name);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/%s.yaml", arches_dir, base_name);
+	if (ydoc_load(&base, path)) {
+		fprintf(stderr, "%s: extends '%s', which cannot be read\n",
+			y->path, base_name);
+		return -1;
+	}
+	if (ydoc_get(&base, ydoc_root(&base), "extends")) {
+		fprintf(stderr, "%s: extends '%s', which extends another: one level only\n",
+			y->path, base_name);
+		ydoc_free(&base);
+		return -1;
+	}
+	err = ydoc_extend(y, &base, "extends");
+	if (err)
+		fprintf(stderr, "nmx: out of memory\n");
+	else
+		strlist_add(files, path);
+	ydoc_free(&base);
+	return err;
+}
+
 int cell_load(struct cell *c, const char *arches_dir, const char *name)
 {
 	yaml_node_t *root, *qemu, *guest, *uboot;
@@ -377,6 +419,9 @@ int cell_load(struct cell *c, const char *arches_dir, const char *name)
 	}
 	if (ydoc_load(&y, path))
 		return -1;
+	strlist_add(&c->files, path);
+	if (extend_cell(&y, arches_dir, name, &c->files))
+		goto fail;
 	root = ydoc_root(&y);
 	if (ydoc_check_keys(&y, root, "the cell", cell_keys))
 		goto fail;
@@ -535,6 +580,7 @@ void cell_free(struct cell *c)
 	free(c->min_kernel);
 	free(c->max_kernel);
 	strlist_free(&c->packages);
+	strlist_free(&c->files);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -71,6 +71,8 @@ struct cell {
 	char *max_kernel;
 	/* Debian packages the cell needs (cross compiler, QEMU, firmware) */
 	struct strlist packages;
+	/* The arch files it was read from: its own, then the one it extends */
+	struct strlist files;
 };
 
 int cell_load(struct cell *c, const char *arches_dir, const char *name);

@@ -101,6 +101,136 @@ close_file:
 	return ret;
 }
 
+/* Copy node @id of @src into @dst; its new id, or 0. */
+static int copy_node(yaml_document_t *dst, yaml_document_t *src, int id)
+{
+	yaml_node_t *n = yaml_document_get_node(src, id);
+	yaml_node_item_t *item;
+	yaml_node_pair_t *pair;
+	yaml_mark_t mark;
+	int out = 0, k, v;
+
+	if (!n)
+		return 0;
+	mark = n->start_mark;
+	switch (n->type) {
+	case YAML_SCALAR_NODE:
+		out = yaml_document_add_scalar(dst, n->tag, n->data.scalar.value,
+					       (int)n->data.scalar.length,
+					       n->data.scalar.style);
+		break;
+	case YAML_SEQUENCE_NODE:
+		out = yaml_document_add_sequence(dst, n->tag,
+						 n->data.sequence.style);
+		for (item = n->data.sequence.items.start; out &&
+		     item < n->data.sequence.items.top; item++) {
+			v = copy_node(dst, src, *item);
+			if (!v || !yaml_document_append_sequence_item(dst, out, v))
+				return 0;
+		}
+		break;
+	case YAML_MAPPING_NODE:
+		out = yaml_document_add_mapping(dst, n->tag,
+						n->data.mapping.style);
+		for (pair = n->data.mapping.pairs.start; out &&
+		     pair < n->data.mapping.pairs.top; pair++) {
+			k = copy_node(dst, src, pair->key);
+			v = copy_node(dst, src, pair->value);
+			if (!k || !v ||
+			    !yaml_document_append_mapping_pair(dst, out, k, v))
+				return 0;
+		}
+		break;
+	default:
+		return 0;
+	}
+	if (out)
+		yaml_document_get_node(dst, out)->start_mark = mark;
+	return out;
+}
+
+/* The value of scalar key @key in mapping node @map of @doc, or 0. */
+static int pair_value(yaml_document_t *doc, yaml_node_t *map, const char *key)
+{
+	yaml_node_pair_t *pair;
+
+	for (pair = map->data.mapping.pairs.start;
+	     pair < map->data.mapping.pairs.top; pair++) {
+		const char *k = ydoc_str(yaml_document_get_node(doc, pair->key));
+
+		if (k && !strcmp(k, key))
+			return pair->value;
+	}
+	return 0;
+}
+
+/* @over (of @o) laid over @under (of @u), into @dst: its id, or 0. */
+static int merge_node(yaml_document_t *dst, yaml_document_t *u, int under,
+		      yaml_document_t *o, int over, const char *drop_key)
+{
+	yaml_node_t *un = yaml_document_get_node(u, under);
+	yaml_node_t *on = yaml_document_get_node(o, over);
+	yaml_node_pair_t *pair;
+	yaml_mark_t mark;
+	int out, k, v, i, n;
+
+	if (!un || !on || un->type != YAML_MAPPING_NODE ||
+	    on->type != YAML_MAPPING_NODE)
+		return copy_node(dst, o, over);
+	mark = on->start_mark;
+	out = yaml_document_add_mapping(dst, on->tag, on->data.mapping.style);
+	/* @under's keys in its order, each from @over where it has it. */
+	n = (int)(un->data.mapping.pairs.top - un->data.mapping.pairs.start);
+	for (i = 0; out && i < n; i++) {
+		const char *key;
+		int ov;
+
+		/* Re-read: the documents are not @dst, their nodes stay put. */
+		pair = yaml_document_get_node(u, under)->data.mapping.pairs.start + i;
+		key = ydoc_str(yaml_document_get_node(u, pair->key));
+		ov = key ? pair_value(o, yaml_document_get_node(o, over), key) : 0;
+		k = copy_node(dst, u, pair->key);
+		v = ov ? merge_node(dst, u, pair->value, o, ov, NULL) :
+			 copy_node(dst, u, pair->value);
+		if (!k || !v || !yaml_document_append_mapping_pair(dst, out, k, v))
+			return 0;
+	}
+	/* Then @over's own keys. */
+	n = (int)(on->data.mapping.pairs.top - on->data.mapping.pairs.start);
+	for (i = 0; out && i < n; i++) {
+		const char *key;
+
+		pair = yaml_document_get_node(o, over)->data.mapping.pairs.start + i;
+		key = ydoc_str(yaml_document_get_node(o, pair->key));
+		if (key && (pair_value(u, yaml_document_get_node(u, under), key) ||
+			    (drop_key && !strcmp(key, drop_key))))
+			continue;
+		k = copy_node(dst, o, pair->key);
+		v = copy_node(dst, o, pair->value);
+		if (!k || !v || !yaml_document_append_mapping_pair(dst, out, k, v))
+			return 0;
+	}
+	if (out)
+		yaml_document_get_node(dst, out)->start_mark = mark;
+	return out;
+}
+
+int ydoc_extend(struct ydoc *y, struct ydoc *base, const char *drop_key)
+{
+	yaml_document_t merged;
+
+	if (!yaml_document_initialize(&merged, NULL, NULL, NULL, 1, 1))
+		return -1;
+	/* The root is the first node added: merge_node adds it first. */
+	if (!merge_node(&merged, &base->doc, 1, &y->doc, 1, drop_key)) {
+		yaml_document_delete(&merged);
+		return -1;
+	}
+	yaml_document_delete(&y->doc);
+	y->doc = merged;
+	return 0;
+}
+
 void ydoc_free(struct ydoc *y)
 {
 	if (y->loaded)

@@ -28,6 +28,15 @@ yaml_node_t *ydoc_item(struct ydoc *y, yaml_node_t *seq, size_t i);
 int ydoc_line(yaml_node_t *n);
 
 /*
+ * @y becomes @base with @y laid over it: mappings merged key by key (a
+ * key of @y replaces @base's value, or is merged into it when both are
+ * mappings), any other value of @y replacing @base's whole; @y's top-level
+ * @drop_key left out. Nodes keep their lines (in the file each came from).
+ * Returns 0, or -1 (out of memory) with @y unchanged.
+ */
+int ydoc_extend(struct ydoc *y, struct ydoc *base, const char *drop_key);
+
+/*
  * Check that every key of mapping @map is in the NULL-terminated @allowed
  * list: a misspelt key in a data file must not be silently ignored.
  */
