@@ -26,12 +26,12 @@ usage() {
 	exit 2
 }
 
-# step COMMIT: one step at COMMIT in the clone; its exit as git bisect run's.
+# step COMMIT: one step (STEP) at COMMIT in the clone; its exit as git
+# bisect run's.
 step() {
 	local rc=0
 	git -C "$CLONE" checkout -q "$1"
-	(cd "$CLONE" && "$NMX_TOP/scripts/bisect-step.sh" --cell "$CELL" --scenario "$SCENARIO" \
-		--results "$OUT/steps" --log "$OUT/steps.tsv") || rc=$?
+	(cd "$CLONE" && "${STEP[@]}") || rc=$?
 	return "$rc"
 }
 
@@ -130,12 +130,14 @@ main() {
 	rm -rf "$CLONE"
 	mkdir -p "${CLONE%/*}"
 	git clone -q --no-checkout "$DIR" "$CLONE"
+	# One step, as git bisect run and the confirmations run it.
+	STEP=("$NMX_TOP/scripts/bisect-step.sh" --cell "$CELL" --scenario "$SCENARIO"
+		--results "$OUT/steps" --log "$OUT/steps.tsv")
 	progress "bisecting $SCENARIO on $CELL over $GOOD_ARG..$BAD_ARG ($RANGE_SIZE commits) in $CLONE; record in $OUT"
 	log=$OUT/git-bisect-run.log
 	git -C "$CLONE" checkout -q "$BAD"
 	git -C "$CLONE" bisect start "$BAD" "$GOOD" >>"$log" 2>&1
-	(cd "$CLONE" && git bisect run "$NMX_TOP/scripts/bisect-step.sh" --cell "$CELL" \
-		--scenario "$SCENARIO" --results "$OUT/steps" --log "$OUT/steps.tsv") >>"$log" 2>&1 || rc=$?
+	(cd "$CLONE" && git bisect run "${STEP[@]}") >>"$log" 2>&1 || rc=$?
 	git -C "$CLONE" bisect log >"$OUT/git-bisect.log" 2>&1 || true
 	culprit=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' "$log" | head -n 1)
 	git -C "$CLONE" bisect reset -q >>"$log" 2>&1 || true

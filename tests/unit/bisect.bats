@@ -32,6 +32,13 @@ setup_history() { # "K:what" ...
 	BAD=$(git -C "$SCRATCH/mine" rev-parse HEAD)
 }
 
+# matrix.sh --bisect over the whole history, for pruned_subtree_hidden on
+# the fake cell, confirmed N times; its output and exit in $output, $status.
+bisect_history() { # N
+	run "$TOP/matrix.sh" --tree "$SCRATCH/mine" --bisect "$GOOD..$BAD" --cell fakeboot \
+		--scenario pruned_subtree_hidden --confirm "$1"
+}
+
 bisect_report() {
 	cat "$NMX_RESULTS"/bisect-*/bisect.md
 }
@@ -40,8 +47,7 @@ bisect_report() {
 	setup_history 3:failed-subtest.log
 	git -C "$SCRATCH/mine" status --porcelain >"$SCRATCH/before"
 	head=$(git -C "$SCRATCH/mine" rev-parse HEAD)
-	run "$TOP/matrix.sh" --tree "$SCRATCH/mine" --bisect "$GOOD..$BAD" --cell fakeboot \
-		--scenario pruned_subtree_hidden --confirm 2
+	bisect_history 2
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *'**Culprit, confirmed: '*' ("commit 3") fails pruned_subtree_hidden 2 times, '*' ("commit 2") passes it 2 times**'* ]]
@@ -52,8 +58,7 @@ bisect_report() {
 
 @test "bisect: a commit that does not build is skipped, not blamed" {
 	setup_history 3:broken 4:fixed 5:failed-subtest.log
-	run "$TOP/matrix.sh" --tree "$SCRATCH/mine" --bisect "$GOOD..$BAD" --cell fakeboot \
-		--scenario pruned_subtree_hidden --confirm 1
+	bisect_history 1
 	echo "$output"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *'Culprit, confirmed: '*' ("commit 5") fails'* ]]
@@ -63,8 +68,7 @@ bisect_report() {
 
 @test "bisect: when the commit before the first failing one does not build, both are named, none blamed" {
 	setup_history 3:broken 4:fixed 4:failed-subtest.log
-	run "$TOP/matrix.sh" --tree "$SCRATCH/mine" --bisect "$GOOD..$BAD" --cell fakeboot \
-		--scenario pruned_subtree_hidden --confirm 1
+	bisect_history 1
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *'**No culprit: The first bad commit could be any of: '*'("commit 3")'*'("commit 4")'* ]] ||
@@ -73,8 +77,7 @@ bisect_report() {
 
 @test "bisect: a flaky scenario is not confirmed (exit 1), whatever the bisection pointed at" {
 	setup_history '3:clean-pass-arm64.log|failed-subtest.log'
-	run "$TOP/matrix.sh" --tree "$SCRATCH/mine" --bisect "$GOOD..$BAD" --cell fakeboot \
-		--scenario pruned_subtree_hidden --confirm 2
+	bisect_history 2
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *'**Not confirmed: the bisection pointed at '* ]]
