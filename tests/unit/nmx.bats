@@ -58,13 +58,29 @@ load helpers
 	[[ "$output" == *"no tree selected has variant 'nosuch'"* ]]
 }
 
-@test "--set e2e: the end-to-end test runs every cell under arches/ at least once" {
+# arch_of TREE VARIANT CELL: the cell's Kbuild ARCH, as nmx resolves it.
+arch_of() {
+	nmx env --tree "$1" --variant "$2" --cell "$3" | sed -n "s/^NMX_ARCH='\(.*\)'$/\1/p"
+}
+
+@test "--set e2e: the end-to-end test builds every architecture under arches/, every tree, both variants" {
 	run nmx cells --set e2e
 	[ "$status" -eq 0 ]
-	local cell
-	for cell in $(find "$TOP/arches" -name '*.yaml' -printf '%f\n' | sed 's/\.yaml$//'); do
-		printf '%s\n' "${lines[@]}" | grep -q " $cell\$"
+	local line all=() covered=() tree
+	while read -r line; do
+		# shellcheck disable=SC2086 # TREE VARIANT CELL
+		all+=("$(arch_of $line)")
+	done < <(nmx cells --set all)
+	for line in "${lines[@]}"; do
+		# shellcheck disable=SC2086
+		covered+=("$(arch_of $line)")
 	done
+	[ "$(printf '%s\n' "${all[@]}" | sort -u)" = "$(printf '%s\n' "${covered[@]}" | sort -u)" ]
+	for tree in $(nmx cells --set all | awk '{ print $1 }' | sort -u); do
+		printf '%s\n' "${lines[@]}" | grep -q "^$tree "
+	done
+	printf '%s\n' "${lines[@]}" | grep -q ' upstream '
+	printf '%s\n' "${lines[@]}" | grep -q ' seed '
 	# --e2e is its short name.
 	[ "$(nmx cells --e2e)" = "$output" ]
 }
