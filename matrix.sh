@@ -199,38 +199,16 @@ compare_patches() {
 	return "$rc"
 }
 
-# expect_run LINE...: what these cells will take (builds one after
-# another, boots JOBS at a time), as a progress line: from the last run's
-# figures where it ran the cell, else from the typical figures of a first
-# run on a fresh cache (typical_seconds).
+# expect_run LINE...: what these cells will take, as a progress line
+# (nmx estimate: the last run's figures where it ran a cell, else a first
+# run's typical ones, through this run's schedule on this machine's cores).
 expect_run() {
-	local line tree variant cell stage last=0 typical=0 build=0 boot=0 s total mins from
-	local -a source
-	for line in "$@"; do
-		read -r tree variant cell <<<"$line"
-		source=(last_seconds)
-		s=$(last_seconds "$tree-$variant" "$cell" boot)
-		[ -n "$s" ] || { source=(typical_seconds); s=$(typical_seconds "$tree-$variant" "$cell" boot); }
-		[ -n "$s" ] || continue
-		if [ "${source[0]}" = last_seconds ]; then
-			last=$((last + 1))
-		else
-			typical=$((typical + 1))
-		fi
-		boot=$((boot + s))
-		for stage in prepare configure kernel guest; do
-			s=$("${source[@]}" "$tree-$variant" "$cell" "$stage")
-			build=$((build + ${s:-0}))
-		done
-	done
-	[ $((last + typical)) -gt 0 ] || return 0
-	total=$((build + (JOBS > 1 ? (boot + JOBS - 1) / JOBS : boot)))
-	mins=$(((total + 59) / 60))
-	[ "$mins" -gt 0 ] || mins=1
-	from=
-	[ "$last" -eq 0 ] || from="the last run's figures for $last"
-	[ "$typical" -eq 0 ] || from+="${from:+, }a first run's typical figures for $typical"
-	progress "expected: about $mins min, finishing near $(date -d "+$total sec" +%H:%M) ($from of $# cell(s); a changed series or config takes longer)"
+	local line beside=0
+	[ "$JOBS" -eq 1 ] || beside=$(boots_beside) || exit 2
+	line=$(printf '%s\n' "$@" | nmx estimate --last "$NMX_RESULTS/latest" \
+		--typical "$NMX_TOP/benchmarks/typical-seconds.tsv" \
+		--cores "$(nproc)" --boots "$JOBS" --beside "$beside") || return 0
+	[ -z "$line" ] || progress "$line"
 }
 
 new_run_dir() {
@@ -340,22 +318,29 @@ start_boots() {
 	BOOT_QUEUE=("${later[@]}")
 }
 
-# The run's cells with -j N: the kernels one at a time (each build takes
-# the cores), and the boots of built cells BESIDE at a time while later
-# cells build, then N at a time. Under TCG a boot takes a host thread per
-# vCPU it runs; beside a build on too few cores it is slowed past its
-# timeout (measured: x86_64 6.12, 45 s alone, not done in 88 s beside a
-# riscv64 build on 2 cores), so BESIDE is (cores - 2) / 2 unless
-# NMX_BOOTS_BESIDE_BUILD says: none on 2 cores, 1 on 4, 3 on 8; the build
-# then leaves those cores to the boots (NMX_MAKE_JOBS).
-run_parallel() {
-	local line tree variant cell pid build_pid beside
-	beside=${NMX_BOOTS_BESIDE_BUILD:-$((($(nproc) - 2) / 2))}
+# boots_beside: how many boots of built cells run beside a build with
+# -j N. Under TCG a boot takes a host thread per vCPU it runs; beside a
+# build on too few cores it is slowed past its timeout (measured: x86_64
+# 6.12, 45 s alone, not done in 88 s beside a riscv64 build on 2 cores),
+# so (cores - 2) / 2 unless NMX_BOOTS_BESIDE_BUILD says: none on 2 cores,
+# 1 on 4, 3 on 8; never more than N.
+boots_beside() {
+	local beside=${NMX_BOOTS_BESIDE_BUILD:-$((($(nproc) - 2) / 2))}
 	if ! [[ "$beside" =~ ^[0-9]+$ ]]; then
 		err "NMX_BOOTS_BESIDE_BUILD=$beside: a number of boots (0: none beside a build)"
-		exit 2
+		return 2
 	fi
 	[ "$beside" -le "$JOBS" ] || beside=$JOBS
+	echo "$beside"
+}
+
+# The run's cells with -j N: the kernels one at a time (each build takes
+# the cores), and the boots of built cells beside later builds
+# (boots_beside), then N at a time; the build leaves the boots' cores to
+# them (NMX_MAKE_JOBS).
+run_parallel() {
+	local line tree variant cell pid build_pid beside
+	beside=$(boots_beside) || exit 2
 	if [ "$beside" -gt 0 ]; then
 		if [ -z "$MAKE_JOBS" ]; then
 			MAKE_JOBS=$(($(nproc) + 1 - beside))

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Measure the matrix's speed and append the figures to
-# benchmarks/figures.md, each mode beside the serial one (-j 1).
+# benchmarks/figures.md (readable) and benchmarks/figures.tsv (a row per
+# measured run: date, commit, mode, wall, compile and boot floors, slowest
+# boot, run id), each mode beside the serial one (-j 1).
 #
 #   scripts/benchmark.sh [--cold] [--one-file] [--one-file-reuse] [--rerun] [-- matrix.sh selection]
+#   scripts/benchmark.sh --row MODE WALL_SECONDS RUN_DIR
 #
 # Default: --one-file --one-file-reuse --rerun on the default run; options
 # after -- (e.g. --tree linux-6.1) select the cells of every run measured.
@@ -19,6 +22,9 @@
 #             other tree's cells are judged from their last boot), then
 #             reverted (every cell judged from its last boot).
 # --rerun     nothing changed: serial, -j cores, and --reuse-boots.
+# --row       the figures.tsv row of a run measured some other way (a cold
+#             .ci/run from a fresh clone: its end-to-end run's directory,
+#             and the wall seconds of the whole .ci/run), appended.
 # Targets (issue 10): rerun <= 90 s, one-file change <= 4 min, boot +
 # verdict <= 15 s per cell, cold <= 1.15 x the compile floor.
 set -euo pipefail
@@ -29,10 +35,11 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 # Every run's results stay here, the scratch clone's too.
 export NMX_RESULTS=${NMX_RESULTS:-$NMX_TOP/results}
 
-# timed_run TOP LABEL [matrix.sh options]: one figures.md row.
+# timed_run TOP MODE LABEL [matrix.sh options]: one figures.md row on
+# stdout, one figures.tsv row appended.
 timed_run() {
-	local t0 t1 rc=0 top=$1 label=$2
-	shift 2
+	local t0 t1 rc=0 top=$1 mode=$2 label=$3
+	shift 3
 	t0=$(date +%s)
 	"$top/matrix.sh" --no-install "$@" "${SELECTION[@]}" >/dev/null 2>&1 || rc=$?
 	t1=$(date +%s)
@@ -40,6 +47,34 @@ timed_run() {
 		"${SELECTION[*]:+ (${SELECTION[*]})}" \
 		$(((t1 - t0) / 60)) $(((t1 - t0) % 60)) \
 		"exit $rc; run $(basename "$(readlink -f "$NMX_RESULTS/latest")"); $(slowest_boot); $(compile_floor $((t1 - t0)))"
+	figures_row "$top" "$mode${SELECTION[*]:+ ${SELECTION[*]}}" $((t1 - t0)) "$NMX_RESULTS/latest" >>"$FIGURES_TSV"
+}
+
+# figures_row TOP MODE WALL RUN_DIR: the figures.tsv row of one measured
+# run. Floors as issue 21 defines them: the kernels' CPU seconds
+# (meta.tsv kernel_cpu_seconds) and the boots' seconds (summary.txt),
+# each summed and divided by the cores.
+figures_row() {
+	local top=$1 mode=$2 wall=$3 run
+	run=$(readlink -f "$4")
+	cat "$run"/*/*/meta.tsv 2>/dev/null |
+		awk -F'\t' '$1 == "kernel_cpu_seconds" { s += $2 } END { printf "%.0f\n", s }' |
+		awk -v date="$(date -u +%Y-%m-%d)" -v commit="$(git -C "$top" rev-parse --short HEAD)" \
+			-v mode="$mode" -v wall="$wall" -v cores="$(nproc)" -v id="$(basename "$run")" \
+			-v summary="$run/summary.txt" '
+		{ cpu = $1 }
+		END {
+			while ((getline line < summary) > 0) {
+				n = split(line, f, " ")
+				if (n >= 6 && f[1] ~ /-/ && f[6] ~ /^[0-9.]+$/) {
+					boots += f[6]
+					if (f[6] + 0 > slowest)
+						slowest = f[6] + 0
+				}
+			}
+			printf "%s\t%s\t%s\t%d\t%.0f\t%.0f\t%.1f\t%s\n", date, commit, mode, wall,
+				cpu / cores, boots / cores, slowest, id
+		}'
 }
 
 # The slowest boot + verdict of the latest run, against the 15 s target.
@@ -90,17 +125,28 @@ main() {
 	done
 	[ ${#modes[@]} -gt 0 ] || modes=(--one-file --one-file-reuse --rerun)
 	mkdir -p "$(dirname "$figures")" "$NMX_RESULTS"
+	FIGURES_TSV=$NMX_TOP/benchmarks/figures.tsv
+	[ -s "$FIGURES_TSV" ] ||
+		printf '# date\tcommit\tmode\twall_s\tcompile_floor_s\tboot_floor_s\tslowest_boot_s\trun\n' >"$FIGURES_TSV"
+	if [ "${modes[0]}" = --row ]; then
+		if [ ${#modes[@]} -ne 4 ] || ! [[ "${modes[2]}" =~ ^[0-9]+$ ]] || [ ! -f "${modes[3]}/summary.txt" ]; then
+			echo "usage: $0 --row MODE WALL_SECONDS RUN_DIR (a run directory with its summary.txt)" >&2
+			exit 2
+		fi
+		figures_row "$NMX_TOP" "${modes[1]}" "${modes[2]}" "${modes[3]}" | tee -a "$FIGURES_TSV"
+		return
+	fi
 	for mode in "${modes[@]}"; do
 		case $mode in
 		--cold)
 			rm -rf "$NMX_CACHE/ccache" "$NMX_CACHE/work"
-			timed_run "$NMX_TOP" "cold (no ccache, no worktrees, no build dirs), -j $(nproc)" | tee -a "$figures"
+			timed_run "$NMX_TOP" cold "cold (no ccache, no worktrees, no build dirs), -j $(nproc)" | tee -a "$figures"
 			;;
 		--one-file)
 			scratch=$(mktemp -d)
 			one_file_clone "$scratch/top" comment "(benchmark)"
-			timed_run "$scratch/top" "one-line change to a patch, serial (-j 1)" -j 1 | tee -a "$figures"
-			timed_run "$NMX_TOP" "the same change reverted, -j $(nproc)" -j "$(nproc)" | tee -a "$figures"
+			timed_run "$scratch/top" one-file-serial "one-line change to a patch, serial (-j 1)" -j 1 | tee -a "$figures"
+			timed_run "$NMX_TOP" one-file "the same change reverted, -j $(nproc)" -j "$(nproc)" | tee -a "$figures"
 			rm -rf "$scratch"
 			;;
 		--one-file-reuse)
@@ -108,14 +154,14 @@ main() {
 			# are judged from their last boot; going back reuses them all.
 			scratch=$(mktemp -d)
 			one_file_clone "$scratch/top" code "$(($(date +%s) % 10000))"
-			timed_run "$scratch/top" "a new one-line code change to a patch, -j $(nproc) --reuse-boots" -j "$(nproc)" --reuse-boots | tee -a "$figures"
-			timed_run "$NMX_TOP" "the change reverted, -j $(nproc) --reuse-boots" -j "$(nproc)" --reuse-boots | tee -a "$figures"
+			timed_run "$scratch/top" one-file-reuse "a new one-line code change to a patch, -j $(nproc) --reuse-boots" -j "$(nproc)" --reuse-boots | tee -a "$figures"
+			timed_run "$NMX_TOP" one-file-reuse-revert "the change reverted, -j $(nproc) --reuse-boots" -j "$(nproc)" --reuse-boots | tee -a "$figures"
 			rm -rf "$scratch"
 			;;
 		--rerun)
-			timed_run "$NMX_TOP" "rerun, nothing changed, serial (-j 1)" -j 1 | tee -a "$figures"
-			timed_run "$NMX_TOP" "rerun, nothing changed, -j $(nproc)" -j "$(nproc)" | tee -a "$figures"
-			timed_run "$NMX_TOP" "rerun, nothing changed, -j $(nproc) --reuse-boots" --reuse-boots | tee -a "$figures"
+			timed_run "$NMX_TOP" rerun-serial "rerun, nothing changed, serial (-j 1)" -j 1 | tee -a "$figures"
+			timed_run "$NMX_TOP" rerun "rerun, nothing changed, -j $(nproc)" -j "$(nproc)" | tee -a "$figures"
+			timed_run "$NMX_TOP" rerun-reuse "rerun, nothing changed, -j $(nproc) --reuse-boots" --reuse-boots | tee -a "$figures"
 			;;
 		*)
 			echo "usage: $0 [--cold] [--one-file] [--one-file-reuse] [--rerun] [-- matrix.sh selection]" >&2

@@ -35,26 +35,6 @@ last_seconds() {
 	awk -F'\t' -v s="$3" '$1 == s && $2 == "ok" { printf "%d\n", $3 + 0.5; exit }' "$f"
 }
 
-# typical_seconds TREE-VARIANT CELL STAGE: the seconds STAGE takes that
-# cell on an empty cache on a 2-core machine (benchmarks/typical-seconds.tsv,
-# measured), for a first run's estimate: the row of that tree, variant and
-# cell, else of the variant and cell on another tree ("*-VARIANT"), else of
-# the variant on any cell ("*"); nothing if none.
-typical_seconds() {
-	local f=$NMX_TOP/benchmarks/typical-seconds.tsv
-	[ -f "$f" ] || return 0
-	awk -F'\t' -v tv="$1" -v c="$2" -v s="$3" '
-		BEGIN { v = tv; sub(/^.*-/, "", v) }
-		/^#/ || $3 != s { next }
-		$1 == tv && $2 == c { best[1] = $4 }
-		$1 == "*-" v && $2 == c { best[2] = $4 }
-		$1 == "*-" v && $2 == "*" { best[3] = $4 }
-		END {
-			for (i = 1; i <= 3; i++)
-				if (i in best) { printf "%d\n", best[i] + 0.5; exit }
-		}' "$f"
-}
-
 # suite_package_dir SUITE PACKAGE: where scripts/fetch-deb.sh unpacks a
 # package of another Debian suite (a tree's linux-source): root/, VERSION.
 suite_package_dir() {

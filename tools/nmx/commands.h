@@ -56,6 +56,8 @@ int cmd_step_verdict(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+/* estimate.c */
+int cmd_estimate(int argc, char **argv);
 /* upstream.c */
 int cmd_upstream_plan(int argc, char **argv);
 int cmd_upstream_cover(int argc, char **argv);

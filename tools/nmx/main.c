@@ -130,6 +130,15 @@ static const struct command commands[] = {
 "result --cell-dir DIR [--progress]\n"
 "        merge DIR/stages.tsv, meta.tsv, reproduce.sh, verdict.json into result.json;\n"
 "        --progress: print the run's \"[k/N] CELL (TREE-VARIANT): STATUS ...\" line\n" },
+	{ "estimate", cmd_estimate, 0,
+"estimate [--last RUN_DIR] [--typical TSV] [--cores N] [--boots N] [--beside N]\n"
+"         [--runners N] [--seconds]  < 'tree variant cell' lines\n"
+"        how long a run of these cells takes, from the last run's stage seconds\n"
+"        where it ran a cell, else the typical ones (benchmarks/typical-seconds.tsv),\n"
+"        played through matrix.sh's schedule on N cores (default 2; --boots: at a\n"
+"        time, default the cores; --beside: beside a build, default (cores-2)/2);\n"
+"        --runners N: as a GitLab pipeline on N runners of --cores cores each;\n"
+"        --seconds: only the seconds. Cells with no figures are left out\n" },
 	{ "plan", cmd_plan, 0,
 "plan gitlab\n"
 "        the default run as a GitLab CI pipeline: a shard job per tree and cell, then the merge\n" },
