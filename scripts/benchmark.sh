@@ -6,6 +6,8 @@
 #
 #   scripts/benchmark.sh [--cold] [--one-file] [--one-file-reuse] [--rerun] [-- matrix.sh selection]
 #   scripts/benchmark.sh --row MODE WALL_SECONDS RUN_DIR
+#   scripts/benchmark.sh --scale
+#   scripts/benchmark.sh --typical [EARLIER.tsv] RUN_DIR... >benchmarks/typical-seconds.tsv
 #
 # Default: --one-file --one-file-reuse --rerun on the default run; options
 # after -- (e.g. --tree linux-6.1) select the cells of every run measured.
@@ -22,6 +24,14 @@
 #             other tree's cells are judged from their last boot), then
 #             reverted (every cell judged from its last boot).
 # --rerun     nothing changed: serial, -j cores, and --reuse-boots.
+# --scale     no run: the expected wall time of the default run, of the
+#             end-to-end set and of --set all on more cores and on a GitLab
+#             pipeline, from benchmarks/typical-seconds.tsv (nmx estimate),
+#             as the markdown table of docs/performance.md.
+# --typical   no run: benchmarks/typical-seconds.tsv from the stages.tsv and
+#             meta.tsv of these runs (first runs on an empty cache; a later
+#             run's figure for the same cell and stage wins), after the
+#             tree-variant rows of an earlier table if one is given.
 # --row       the figures.tsv row of a run measured some other way (a cold
 #             .ci/run from a fresh clone: its end-to-end run's directory,
 #             and the wall seconds of the whole .ci/run), appended.
@@ -97,6 +107,103 @@ compile_floor() { # wall-seconds
 	}'
 }
 
+# scale_table: expected minutes per selection and machine (nmx estimate
+# over the typical figures of a first run on an empty cache).
+scale_table() {
+	local typical=$NMX_TOP/benchmarks/typical-seconds.tsv set cores runners
+	local -a sets=(default e2e all) machines=()
+	printf '| machine |'
+	for set in "${sets[@]}"; do
+		printf ' %s (%d cells) |' "$(set_title "$set")" "$(set_cells "$set" | wc -l)"
+	done
+	printf '\n|---|---|---|---|\n'
+	for cores in 2 4 16 64; do
+		machines+=("$cores cores, local scheduler:--cores $cores")
+	done
+	for runners in 1 4 16 64; do
+		machines+=("GitLab, $runners runner(s) of 2 cores:--runners $runners")
+	done
+	for cores in "${machines[@]}"; do
+		printf '| %s |' "${cores%%:*}"
+		for set in "${sets[@]}"; do
+			# shellcheck disable=SC2086 # the machine's two words
+			printf ' %s |' "$(set_cells "$set" | nmx estimate --typical "$typical" ${cores#*:} --seconds |
+				awk '{ printf "%d min", ($1 + 59) / 60 }')"
+		done
+		printf '\n'
+	done
+}
+
+# typical_table RUN_DIR...: each cell's stage seconds and kernel CPU
+# seconds in these runs; then per variant, each cell's on any tree (its
+# largest) and the median cell's, which nmx estimate falls back on.
+typical_table() {
+	local run f tv cell
+	[ $# -gt 0 ] || { echo "usage: $0 --typical RUN_DIR..." >&2; exit 2; }
+	printf '# Seconds per stage of a first run on an empty cache, 2 cores (Debian 12),\n'
+	printf '# from %s\n' "$(for run in "$@"; do basename "$(readlink -f "$run")"; done | tr '\n' ' ')"
+	printf '# (scripts/benchmark.sh --typical). kernel_cpu: the kernel stage'"'"'s CPU seconds.\n'
+	printf '# Read by nmx estimate (tools/nmx/estimate.c): the row of the tree-variant\n'
+	printf '# and cell, else *-VARIANT and the cell (its largest on any tree), else\n'
+	printf '# *-VARIANT * (the median cell: one never measured, such as the fake\n'
+	printf '# tree'"'"'s in the unit tests).\n'
+	printf '# tree-variant\tcell\tstage\tseconds\n'
+	for run in "$@"; do
+		if [ -f "$run" ]; then
+			awk -F'\t' '!/^#/ && $1 !~ /^\*/ && NF == 4' "$run"
+			continue
+		fi
+		[ -d "$run" ] || { echo "$0 --typical: $run: no run directory nor table" >&2; exit 2; }
+		for f in "$run"/*/*/stages.tsv; do
+			[ -f "$f" ] || continue
+			cell=$(basename "$(dirname "$f")")
+			tv=$(basename "$(dirname "$(dirname "$f")")")
+			awk -F'\t' -v tv="$tv" -v cell="$cell" '$2 == "ok" { printf "%s\t%s\t%s\t%.0f\n", tv, cell, $1, $3 }' "$f"
+			awk -F'\t' -v tv="$tv" -v cell="$cell" '$1 == "kernel_cpu_seconds" { printf "%s\t%s\tkernel_cpu\t%.0f\n", tv, cell, $2 }' \
+				"$(dirname "$f")/meta.tsv" 2>/dev/null
+		done
+	done | awk -F'\t' '
+		{ key = $1 "\t" $2 "\t" $3; if (!(key in v)) order[n++] = key; v[key] = $4 }
+		END {
+			for (i = 0; i < n; i++) {
+				print order[i] "\t" v[order[i]]
+				split(order[i], k, "\t")
+				var = k[1]; sub(/^.*-/, "", var)
+				ck = "*-" var "\t" k[2] "\t" k[3]
+				if (!(ck in cv) || v[order[i]] > cv[ck]) { if (!(ck in cv)) corder[cn++] = ck; cv[ck] = v[order[i]] }
+				sk = "*-" var "\t" k[3]
+				if (!(sk in sn)) sorder[ssn++] = sk
+				all[sk, ++sn[sk]] = v[order[i]]
+			}
+			for (i = 0; i < cn; i++)
+				print corder[i] "\t" cv[corder[i]]
+			for (i = 0; i < ssn; i++) {
+				sk = sorder[i]; m = sn[sk]
+				for (a = 1; a <= m; a++)
+					for (b = a + 1; b <= m; b++)
+						if (all[sk, b] < all[sk, a]) { t = all[sk, a]; all[sk, a] = all[sk, b]; all[sk, b] = t }
+				split(sk, k, "\t")
+				print k[1] "\t*\t" k[2] "\t" all[sk, int((m + 1) / 2)]
+			}
+		}'
+}
+
+set_title() {
+	case $1 in
+	default) echo "the default run" ;;
+	e2e) echo "the end-to-end set" ;;
+	*) echo "--set $1" ;;
+	esac
+}
+
+set_cells() {
+	if [ "$1" = default ]; then
+		nmx cells
+	else
+		nmx cells --set "$1"
+	fi
+}
+
 # A clone of this checkout with one line changed in the first tree's
 # patch that adds the series' test functions (compiled into every cell;
 # hunk sizes kept), sharing the cache: a maintainer's edit. "comment"
@@ -115,7 +222,7 @@ one_file_clone() { # dir comment|code tag
 }
 
 main() {
-	local figures=$NMX_TOP/benchmarks/figures.md modes=() scratch
+	local figures=$NMX_TOP/benchmarks/figures.md modes=() scratch top
 	SELECTION=()
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -128,12 +235,22 @@ main() {
 	FIGURES_TSV=$NMX_TOP/benchmarks/figures.tsv
 	[ -s "$FIGURES_TSV" ] ||
 		printf '# date\tcommit\tmode\twall_s\tcompile_floor_s\tboot_floor_s\tslowest_boot_s\trun\n' >"$FIGURES_TSV"
+	if [ "${modes[0]}" = --typical ]; then
+		typical_table "${modes[@]:1}"
+		return
+	fi
+	if [ "${modes[0]}" = --scale ]; then
+		scale_table
+		return
+	fi
 	if [ "${modes[0]}" = --row ]; then
 		if [ ${#modes[@]} -ne 4 ] || ! [[ "${modes[2]}" =~ ^[0-9]+$ ]] || [ ! -f "${modes[3]}/summary.txt" ]; then
 			echo "usage: $0 --row MODE WALL_SECONDS RUN_DIR (a run directory with its summary.txt)" >&2
 			exit 2
 		fi
-		figures_row "$NMX_TOP" "${modes[1]}" "${modes[2]}" "${modes[3]}" | tee -a "$FIGURES_TSV"
+		# The checkout whose results/ holds the run is the one measured.
+		top=$(cd "${modes[3]}/../.." && git rev-parse --show-toplevel 2>/dev/null) || top=$NMX_TOP
+		figures_row "$top" "${modes[1]}" "${modes[2]}" "${modes[3]}" | tee -a "$FIGURES_TSV"
 		return
 	fi
 	for mode in "${modes[@]}"; do
