@@ -168,7 +168,7 @@ load helpers
 	grep -q '^built .* by notrace-matrix@qemu #1$' "$out/arch/fake/boot/fakeImage"
 	sha256sum "${artifacts[@]}" >"$SCRATCH/run.sha256"
 	# Every command of the reproducer ran in the run, environment included.
-	grep -q "^env CCACHE_DIR=.* CCACHE_BASEDIR=.* make -C .* CC=ccache\\\\ gcc .*KBUILD_BUILD_USER=notrace-matrix .*fakeImage" "$CELL/reproduce.sh"
+	grep -q "^env CCACHE_DIR=.* CCACHE_BASEDIR=.* CCACHE_DEPEND=1 make -C .* CC=ccache\\\\ gcc .*KBUILD_BUILD_USER=notrace-matrix .*fakeImage" "$CELL/reproduce.sh"
 	run ! grep -q 'record_command' "$CELL/reproduce.sh"
 	rm -rf "$out" "$CELL/requested.config" "$CELL/config-check.txt"
 	# A clean shell: no NMX_* or CCACHE_* variables, no git identity.
