@@ -130,6 +130,30 @@ static int parse_result(const char *s, struct subtest *t)
 	return 0;
 }
 
+enum ktap_line ktap_line(const char *line, size_t len, struct subtest *t)
+{
+	char *s = strndup(line, len);
+	enum ktap_line kind = KTAP_OTHER;
+	const char *p;
+
+	memset(t, 0, sizeof(*t));
+	sanitize(s, strlen(s));
+	p = skip_blanks(s);
+	if (looks_like_result(p))
+		kind = parse_result(p, t) ? KTAP_MALFORMED : KTAP_RESULT;
+	free(s);
+	return kind;
+}
+
+void subtest_free(struct subtest *t)
+{
+	free(t->name);
+	free(t->directive);
+	free(t->finding);
+	strlist_free(&t->diag);
+	memset(t, 0, sizeof(*t));
+}
+
 static void __attribute__((format(printf, 2, 3)))
 set_reason(struct verdict *v, const char *fmt, ...)
 {
@@ -645,12 +669,8 @@ void verdict_free(struct verdict *v)
 {
 	size_t i;
 
-	for (i = 0; i < v->nr_tests; i++) {
-		free(v->tests[i].name);
-		free(v->tests[i].directive);
-		free(v->tests[i].finding);
-		strlist_free(&v->tests[i].diag);
-	}
+	for (i = 0; i < v->nr_tests; i++)
+		subtest_free(&v->tests[i]);
 	free(v->tests);
 	free(v->panic);
 	free(v->kernel_error);

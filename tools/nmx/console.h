@@ -79,6 +79,22 @@ struct verdict {
 /* "@dir/guest/@name": where the guest's framed file @name is kept. */
 void guest_file_path(char *buf, size_t size, const char *dir, const char *name);
 
+/* What a console line is to KTAP, as the judge reads it. */
+enum ktap_line {
+	KTAP_OTHER,		/* not a result line */
+	KTAP_RESULT,		/* "ok N name # directive" / "not ok N name" */
+	KTAP_MALFORMED,		/* "ok"/"not ok" without a valid number */
+};
+
+/*
+ * The judge's reading of one console line (@len bytes, not necessarily
+ * NUL-terminated): sanitized, leading blanks skipped. A KTAP_RESULT
+ * fills @t (free it with subtest_free()); the one KTAP parser the
+ * verdict and the reports' log excerpts share.
+ */
+enum ktap_line ktap_line(const char *line, size_t len, struct subtest *t);
+void subtest_free(struct subtest *t);
+
 /* Is @directive (a KTAP result's, after "#") @word, as TAP reads it? */
 int directive_is(const char *directive, const char *word);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "console.h"
 #include "report.h"
 #include "fgraph.h"
 #include "protocol.h"
@@ -348,27 +349,15 @@ char *file_tail(const char *path, int n)
 	return text;
 }
 
-static int is_result_line(const char *line, size_t len)
-{
-	return (len > 3 && !strncmp(line, "ok ", 3)) ||
-	       (len > 7 && !strncmp(line, "not ok ", 7));
-}
-
-/* "not ok N name" or "ok N name # XFAIL..." for @name in @line? */
+/* Is @line a KTAP result line; of subtest @name if @name is not NULL? */
 static int is_result_of(const char *line, size_t len, const char *name)
 {
-	const char *p = line, *end = line + len;
-	size_t n = strlen(name);
+	struct subtest t;
+	int yes = ktap_line(line, len, &t) == KTAP_RESULT &&
+		  (!name || !strcmp(t.name, name));
 
-	if (!is_result_line(line, len))
-		return 0;
-	p += line[0] == 'n' ? 7 : 3;
-	while (p < end && *p >= '0' && *p <= '9')
-		p++;
-	while (p < end && *p == ' ')
-		p++;
-	return (size_t)(end - p) >= n && !strncmp(p, name, n) &&
-	       (p + n == end || p[n] == ' ' || p[n] == '\r');
+	subtest_free(&t);
+	return yes;
 }
 
 /*
@@ -407,7 +396,7 @@ static char *boot_log_excerpt(const char *path, const char *name, int *first)
 			free(log);
 			return out;
 		}
-		if (is_result_line(line, len) ||
+		if (is_result_of(line, len, NULL) ||
 		    !strncmp(line, NMX_FILE_END, NMX_LEN(NMX_FILE_END)))
 			start = NULL;
 	}
