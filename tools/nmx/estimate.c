@@ -30,6 +30,7 @@
 
 #include "commands.h"
 #include "matrix.h"
+#include "rundir.h"
 
 /*
  * A cold kernel's CPU seconds over its 2-core wall seconds where neither
@@ -97,49 +98,41 @@ static void typical_stage(const char *file, struct est_cell *c, int stage)
 		}
 }
 
+static void last_stage(char **f, int n, void *data)
+{
+	struct est_cell *c = data;
+	int i;
+
+	if (n < 3 || strcmp(f[1], "ok"))
+		return;
+	for (i = 0; i < ST_KERNEL_CPU; i++)
+		if (!strcmp(f[0], stage_names[i])) {
+			c->s[i] = strtod(f[2], NULL);
+			c->has[i] = 1;
+		}
+}
+
+static void last_meta(char **f, int n, void *data)
+{
+	struct est_cell *c = data;
+
+	if (n > 1 && !strcmp(f[0], "kernel_cpu_seconds")) {
+		c->s[ST_KERNEL_CPU] = strtod(f[1], NULL);
+		c->has[ST_KERNEL_CPU] = 1;
+	}
+}
+
 /* The last run's figures of @c: stages.tsv's ok stages, meta.tsv's CPU. */
 static void last_stages(const char *run_dir, struct est_cell *c)
 {
-	char path[1024], line[512];
-	FILE *f;
-	int i;
+	char dir[1024], path[1100];
 
-	snprintf(path, sizeof(path), "%s/%s-%s/%s/stages.tsv", run_dir,
-		 c->tree, c->variant, c->cell);
-	f = fopen(path, "r");
-	if (!f)
+	rundir_cell(dir, sizeof(dir), run_dir, c->tree, c->variant, c->cell);
+	snprintf(path, sizeof(path), "%s/" RUNDIR_STAGES, dir);
+	if (rundir_each_tsv(path, last_stage, c))
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *st, *status, *sec, *save;
-
-		st = strtok_r(line, "\t\n", &save);
-		status = strtok_r(NULL, "\t\n", &save);
-		sec = strtok_r(NULL, "\t\n", &save);
-		if (!sec || strcmp(status, "ok"))
-			continue;
-		for (i = 0; i < ST_KERNEL_CPU; i++)
-			if (!strcmp(st, stage_names[i])) {
-				c->s[i] = strtod(sec, NULL);
-				c->has[i] = 1;
-			}
-	}
-	fclose(f);
-	snprintf(path, sizeof(path), "%s/%s-%s/%s/meta.tsv", run_dir,
-		 c->tree, c->variant, c->cell);
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *key, *val, *save;
-
-		key = strtok_r(line, "\t\n", &save);
-		val = strtok_r(NULL, "\t\n", &save);
-		if (key && val && !strcmp(key, "kernel_cpu_seconds")) {
-			c->s[ST_KERNEL_CPU] = strtod(val, NULL);
-			c->has[ST_KERNEL_CPU] = 1;
-		}
-	}
-	fclose(f);
+	snprintf(path, sizeof(path), "%s/" RUNDIR_META, dir);
+	rundir_each_tsv(path, last_meta, c);
 }
 
 /*

@@ -20,6 +20,7 @@
 
 #include "commands.h"
 #include "matrix.h"
+#include "rundir.h"
 
 struct planned {
 	char *tree, *variant, *cell;
@@ -145,12 +146,12 @@ static int write_missing(const char *run_dir, const char *run_id,
 		fprintf(stderr, "nmx merge: %s: %m\n", dir);
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/meta.tsv", dir);
+	snprintf(path, sizeof(path), "%s/" RUNDIR_META, dir);
 	snprintf(text, sizeof(text), "run_id\t%s\ncell\t%s\ntree\t%s\nvariant\t%s\n",
 		 run_id, p->cell, p->tree, p->variant);
 	if (write_text(path, text))
 		return -1;
-	snprintf(path, sizeof(path), "%s/stages.tsv", dir);
+	snprintf(path, sizeof(path), "%s/" RUNDIR_STAGES, dir);
 	if (write_text(path, "shard\tINFRA_FAIL\t0\tmissing: planned, but no shard reported this cell (its job was lost, or failed before writing its result)\n"))
 		return -1;
 	snprintf(path, sizeof(path), "%s/reproduce.sh", dir);

@@ -10,6 +10,7 @@
 
 #include "console.h"
 #include "report.h"
+#include "rundir.h"
 #include "fgraph.h"
 #include "protocol.h"
 
@@ -140,7 +141,7 @@ int run_load(struct run *run, const char *dir)
 		json_error_t jerr;
 
 		p[strlen(p) - 1] = '\0';	/* the glob's trailing '/' */
-		snprintf(path, sizeof(path), "%s/stages.tsv", p);
+		snprintf(path, sizeof(path), "%s/" RUNDIR_STAGES, p);
 		if (stat(path, &st)) {
 			snprintf(path, sizeof(path), "%s/result.json", p);
 			if (stat(path, &st))

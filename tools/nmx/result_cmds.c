@@ -16,6 +16,7 @@
 
 #include "console.h"
 #include "report.h"
+#include "rundir.h"
 
 /* ---- judge ------------------------------------------------------------ */
 
@@ -103,35 +104,6 @@ int cmd_judge(int argc, char **argv)
 }
 
 /* ---- result ----------------------------------------------------------- */
-
-/* Lines of a tab-separated file, split in place; calls @fn per line. */
-static int each_tsv(const char *path, void (*fn)(char **f, int n, void *d),
-		    void *data)
-{
-	char line[8192];
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		char *fields[8], *p = line;
-		int n = 0;
-
-		line[strcspn(line, "\r\n")] = '\0';
-		if (!*line)
-			continue;
-		while (n < 8) {
-			fields[n++] = p;
-			p = strchr(p, '\t');
-			if (!p)
-				break;
-			*p++ = '\0';
-		}
-		fn(fields, n, data);
-	}
-	fclose(f);
-	return 0;
-}
 
 struct stage_walk {
 	json_t *stages;
@@ -261,12 +233,12 @@ int cmd_result(int argc, char **argv)
 	}
 	w.stages = json_array();
 	w.seconds = json_object();
-	snprintf(path, sizeof(path), "%s/stages.tsv", dir);
-	if (each_tsv(path, add_stage, &w))
+	snprintf(path, sizeof(path), "%s/" RUNDIR_STAGES, dir);
+	if (rundir_each_tsv(path, add_stage, &w))
 		fprintf(stderr, "nmx: %s missing: no stage ran\n", path);
 	meta = json_object();
-	snprintf(path, sizeof(path), "%s/meta.tsv", dir);
-	each_tsv(path, add_meta, meta);
+	snprintf(path, sizeof(path), "%s/" RUNDIR_META, dir);
+	rundir_each_tsv(path, add_meta, meta);
 	snprintf(path, sizeof(path), "%s/verdict.json", dir);
 	if (!w.failed_status) {
 		verdict = json_load_file(path, 0, &jerr);

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A run directory's cell records: RUN/TREE-VARIANT/CELL/ with the
+ * build's and boot's stages.tsv ("stage<TAB>status<TAB>seconds<TAB>detail")
+ * and meta.tsv ("key<TAB>value"), which scripts/lib.sh appends and nmx
+ * reads through here.
+ */
+#ifndef NMX_RUNDIR_H
+#define NMX_RUNDIR_H
+
+#include <stddef.h>
+
+#define RUNDIR_STAGES "stages.tsv"
+#define RUNDIR_META "meta.tsv"
+
+/* "@run/@tree-@variant/@cell" into @buf. */
+void rundir_cell(char *buf, size_t size, const char *run, const char *tree,
+		 const char *variant, const char *cell);
+
+/*
+ * Calls @fn with the tab-separated fields of each non-empty line of
+ * @path (at most 8, split in place, line ends dropped). -1 if @path
+ * cannot be opened, else 0.
+ */
+int rundir_each_tsv(const char *path, void (*fn)(char **f, int n, void *d),
+		    void *data);
+
+#endif
