@@ -29,26 +29,43 @@ static int is_trace_data(const char *s)
 	return p > s && *p == ')';
 }
 
-/*
- * Make a console line safe to parse and to store in JSON: drop CRs,
- * replace control and non-ASCII bytes (the guest prints ASCII only).
- */
-static long sanitize(char *s, size_t len)
+/* Length of the valid UTF-8 sequence at @s, or 0. */
+static int utf8_len(const unsigned char *s)
+{
+	int n, i;
+
+	if (*s < 0x80)
+		return 1;
+	n = (*s & 0xe0) == 0xc0 ? 2 : (*s & 0xf0) == 0xe0 ? 3 :
+	    (*s & 0xf8) == 0xf0 ? 4 : 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+long console_clean(char *s, size_t len, int ascii_only)
 {
 	char *w = s, *end = s + len;
 	long bad = 0;
 
-	for (; s < end; s++) {
+	while (s < end) {
 		unsigned char c = *s;
+		int n = utf8_len((const unsigned char *)s);
 
-		if (c == '\r')
+		if (c == '\r') {
+			s++;
 			continue;
-		if ((c < 0x20 && c != '\t') || c >= 0x7f) {
+		}
+		if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7f || !n ||
+		    s + n > end || (ascii_only && c >= 0x80)) {
 			*w++ = '?';
+			s++;
 			bad++;
 			continue;
 		}
-		*w++ = c;
+		while (n--)
+			*w++ = *s++;
 	}
 	*w = '\0';
 	return bad;
@@ -137,7 +154,7 @@ enum ktap_line ktap_line(const char *line, size_t len, struct subtest *t)
 	const char *p;
 
 	memset(t, 0, sizeof(*t));
-	sanitize(s, strlen(s));
+	console_clean(s, strlen(s), 1);
 	p = skip_blanks(s);
 	if (looks_like_result(p))
 		kind = parse_result(p, t) ? KTAP_MALFORMED : KTAP_RESULT;
@@ -492,7 +509,7 @@ void judge_stream(FILE *log, const char *out_dir, int timed_out,
 		if (len && line[len - 1] == '\n')
 			line[--len] = '\0';
 		/* NUL bytes included: getline keeps them. */
-		v->garbage_bytes += sanitize(line, len);
+		v->garbage_bytes += console_clean(line, len, 1);
 		v->lines++;
 		s = skip_blanks(line);
 

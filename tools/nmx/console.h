@@ -79,6 +79,15 @@ struct verdict {
 /* "@dir/guest/@name": where the guest's framed file @name is kept. */
 void guest_file_path(char *buf, size_t size, const char *dir, const char *name);
 
+/*
+ * The one reading of a console's bytes as text, in place (@len bytes,
+ * NUL-terminated after): CRs (the serial line's ends) dropped; control
+ * bytes but tab and newline, broken UTF-8 and, with @ascii_only (the
+ * guest prints ASCII only), any byte above 0x7e each replaced by '?'.
+ * Returns how many were replaced.
+ */
+long console_clean(char *s, size_t len, int ascii_only);
+
 /* What a console line is to KTAP, as the judge reads it. */
 enum ktap_line {
 	KTAP_OTHER,		/* not a result line */

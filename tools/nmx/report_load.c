@@ -513,21 +513,6 @@ void run_start_time(const char *id, char *out, size_t size)
 		 id + 6, id + 9, id + 11, id + 13);
 }
 
-/* Length of the valid UTF-8 sequence at @s, or 0. */
-static int utf8_len(const unsigned char *s)
-{
-	int n, i;
-
-	if (*s < 0x80)
-		return 1;
-	n = (*s & 0xe0) == 0xc0 ? 2 : (*s & 0xf0) == 0xe0 ? 3 :
-	    (*s & 0xf8) == 0xf0 ? 4 : 0;
-	for (i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
 /*
  * Text for HTML and XML alike: markup escaped, and what a garbled console
  * leaves (control bytes, broken UTF-8) shown as '?', which keeps the XML
@@ -535,29 +520,20 @@ static int utf8_len(const unsigned char *s)
  */
 void put_html(FILE *f, const char *s)
 {
-	while (s && *s) {
-		const unsigned char c = *s;
-		int n;
+	char *text = s ? strdup(s) : NULL, *p;
 
-		switch (c) {
-		case '<': fputs("&lt;", f); s++; continue;
-		case '>': fputs("&gt;", f); s++; continue;
-		case '&': fputs("&amp;", f); s++; continue;
-		case '"': fputs("&quot;", f); s++; continue;
+	if (!text)
+		return;
+	console_clean(text, strlen(text), 0);
+	for (p = text; *p; p++)
+		switch (*p) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*p, f);
 		}
-		if (c == '\r') {	/* the serial console's line ends */
-			s++;
-			continue;
-		}
-		n = utf8_len((const unsigned char *)s);
-		if (!n || (c < 0x20 && c != '\n' && c != '\t')) {
-			fputc('?', f);
-			s++;
-			continue;
-		}
-		fwrite(s, 1, n, f);
-		s += n;
-	}
+	free(text);
 }
 
 void put_xml(FILE *f, const char *s)

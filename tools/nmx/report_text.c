@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "console.h"
 #include "report.h"
 
 #define KCIDB_ORIGIN "notrace_matrix"
@@ -434,15 +435,8 @@ static json_t *excerpt_json(char *text)
 			p++;
 		memmove(text, p, strlen(p) + 1);
 	}
+	console_clean(text, strlen(text), 0);
 	j = json_string(text);
-	if (!j) {	/* not UTF-8: a garbled console */
-		char *p;
-
-		for (p = text; *p; p++)
-			if ((unsigned char)*p >= 0x80)
-				*p = '?';
-		j = json_string(text);
-	}
 	free(text);
 	return j;
 }
