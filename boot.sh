@@ -266,7 +266,7 @@ main() {
 		reused=''
 		# A console that ran to the guest's last line may be reused by a
 		# later run with the same inputs; a cut-off one never.
-		if [ "${#timed_out[@]}" -eq 0 ] && grep -q '^NMX-RESULT: ' "$cell_dir/boot.log" 2>/dev/null; then
+		if [ "${#timed_out[@]}" -eq 0 ] && "$NMX_BIN" console-ended --log "$cell_dir/boot.log" 2>/dev/null; then
 			mkdir -p "$NMX_CACHE/boots/$key"
 			cp "$cell_dir/boot.log" "$NMX_CACHE/boots/$key/boot.log.tmp"
 			mv "$NMX_CACHE/boots/$key/boot.log.tmp" "$NMX_CACHE/boots/$key/boot.log"

@@ -122,6 +122,10 @@ static const struct command commands[] = {
 	{ "judge", cmd_judge, 0,
 "judge --log BOOT_LOG --out DIR [--timed-out] [--findings FINDINGS.md --cell C --variant V]\n"
 "        decide from the console log; write DIR/verdict.json and the traces\n" },
+	{ "console-ended", cmd_console_ended, 0,
+"console-ended --log BOOT_LOG\n"
+"        exit 0 if the console ran to the guest's final marker, 1 if not (a boot\n"
+"        may be reused only then)\n" },
 	{ "step-verdict", cmd_step_verdict, 0,
 "step-verdict --cell-dir DIR --scenario S\n"
 "        a bisection step's verdict on scenario S from DIR/result.json, as git bisect\n"
