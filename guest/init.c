@@ -212,7 +212,7 @@ int main(void)
 	int nr_planned = steps_planned(guest_steps);
 
 	print_uptime(NMX_UPTIME_INIT);
-	printf("\nKTAP version 1\n");
+	printf("\n" NMX_KTAP_HEADER "\n");
 	printf("# notrace-matrix guest for cell %s: seed example with %s\n",
 	       NMX_CELL, NMX_FAULT_ROOT);
 	printf("1..%d\n", nr_planned);

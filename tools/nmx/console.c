@@ -565,7 +565,7 @@ void judge_stream(FILE *log, const char *out_dir, int timed_out,
 				continue;
 			}
 		}
-		if (!strcmp(s, "KTAP version 1")) {
+		if (!strcmp(s, NMX_KTAP_HEADER)) {
 			v->ktap_seen = 1;
 			continue;
 		}

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "lava.h"
+#include "protocol.h"
 
 /* @prefix and @s as one YAML single-quoted scalar: no escapes but ''. */
 static void yq_join(FILE *f, const char *prefix, const char *s)
@@ -170,7 +171,7 @@ int lava_write_job(const struct cell *c, const struct lava_boot *b, FILE *f)
 		"    timeout:\n      seconds: %u\n"
 		"    monitors:\n"
 		"    - name: notrace-suite\n"
-		"      start: 'KTAP version 1'\n"
+		"      start: '" NMX_KTAP_HEADER "'\n"
 		"      end: 'reboot: '\n"
 		"      pattern: '(?P<result>ok|not ok) [0-9]+ (?P<test_case_id>[A-Za-z0-9_]+)'\n"
 		"      fixupdict:\n"
