@@ -502,3 +502,17 @@ fake_cell() { # dir status-of-configure
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"unknown command 'judgee'"* ]]
 }
+
+@test "each command takes only its options: another command's is named as the error" {
+	run nmx env --tree linux-6.1 --variant upstream --cell x86_64 --kernel /k
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"nmx env: --kernel is not one of its options (tree variant cell)"* ]]
+	run nmx uboot-bootcmd --cell arm-be8 --initrd /i
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--initrd is not one of its options"* ]]
+	run nmx fragment --cell x86_64 --common kconfig/common.config --log /l -o "$SCRATCH/f"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--log is not one of its options"* ]]
+	run nmx env --tree linux-6.1 --variant upstream --cell x86_64
+	[ "$status" -eq 0 ]
+}

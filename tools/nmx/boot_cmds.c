@@ -64,7 +64,7 @@ int cmd_uboot_bootcmd(int argc, char **argv)
 	struct cell c;
 	char append[512];
 
-	if (parse_selection(argc, argv, &s))
+	if (parse_selection(argc, argv, "cell kernel-args", &s))
 		return EXIT_INFRA;
 	if (cell_load(&c, arches_dir, s.cell))
 		return EXIT_INFRA;
@@ -85,7 +85,8 @@ int cmd_qemu_cmd(int argc, char **argv)
 	struct cell c;
 	char append[512];
 
-	if (parse_selection(argc, argv, &s))
+	if (parse_selection(argc, argv, "cell kernel initrd dtb accel log probe "
+			    "uboot-dtb dump-dtb kernel-args", &s))
 		return EXIT_INFRA;
 	if (!s.dump_dtb && (!s.kernel || (!s.initrd && !s.probe) || !s.log)) {
 		fprintf(stderr, "nmx qemu-cmd: --kernel, --initrd (or --probe) and --log are required\n");
@@ -186,7 +187,8 @@ int cmd_lava_job(int argc, char **argv)
 	FILE *f;
 	int err;
 
-	if (parse_selection(argc, argv, &s))
+	if (parse_selection(argc, argv, "tree variant cell kernel initrd dtb "
+			    "accel timeout kernel-args o", &s))
 		return EXIT_INFRA;
 	if (!s.kernel || !s.initrd || !s.out || !s.tree || !s.variant) {
 		fprintf(stderr, "nmx lava-job: --tree, --variant, --kernel, --initrd and -o DIR are required\n");

@@ -277,7 +277,7 @@ int cmd_env(int argc, char **argv)
 	char buf[64];
 	int ret = EXIT_INFRA;
 
-	if (parse_selection(argc, argv, &s))
+	if (parse_selection(argc, argv, "tree variant cell", &s))
 		return EXIT_INFRA;
 	if (!s.tree || !s.variant) {
 		fprintf(stderr, "nmx env: --tree and --variant are required\n");
@@ -507,7 +507,7 @@ int cmd_guest_header(int argc, char **argv)
 	char *version = NULL;
 	int i;
 
-	if (parse_selection(argc, argv, &s))
+	if (parse_selection(argc, argv, "tree src cell", &s))
 		return EXIT_INFRA;
 	/* --tree: the fault root may differ between kernel versions. */
 	if (s.tree) {

@@ -30,8 +30,13 @@ struct selection {
 	const char *src;		/* a kernel tree (guest-header) */
 };
 
-/* Parses them; --cell is required. */
-int parse_selection(int argc, char **argv, struct selection *s);
+/*
+ * Parses them; --cell is required. @accepts names the options the
+ * command takes ("tree variant cell", "o" for -o): any other is an error
+ * that names it.
+ */
+int parse_selection(int argc, char **argv, const char *accepts,
+		    struct selection *s);
 
 /* cell_cmds.c */
 int cmd_cells(int argc, char **argv);

@@ -39,7 +39,7 @@ int cmd_fragment(int argc, char **argv)
 	FILE *out;
 	int ret = EXIT_INFRA;
 
-	if (parse_selection(argc, argv, &s))
+	if (parse_selection(argc, argv, "tree variant cell common o", &s))
 		return EXIT_INFRA;
 	if (!s.common || !s.out) {
 		fprintf(stderr, "nmx fragment: --common and -o are required\n");

@@ -195,7 +195,20 @@ static int asks_help(int argc, char **argv)
 	return 0;
 }
 
-int parse_selection(int argc, char **argv, struct selection *s)
+/* Is the option @name (without "--") a word of @accepts? */
+static int accepted(const char *accepts, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	for (p = accepts; (p = strstr(p, name)); p += n)
+		if ((p == accepts || p[-1] == ' ') && (!p[n] || p[n] == ' '))
+			return 1;
+	return 0;
+}
+
+int parse_selection(int argc, char **argv, const char *accepts,
+		    struct selection *s)
 {
 	char *end;
 	static const struct option opts[] = {
@@ -216,10 +229,18 @@ int parse_selection(int argc, char **argv, struct selection *s)
 		{ "src", required_argument, 0, 'S' },
 		{ 0 }
 	};
-	int opt;
+	int opt, index = 0;
 
 	memset(s, 0, sizeof(*s));
-	while ((opt = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "o:", opts, &index)) != -1) {
+		const char *name = opt == 'o' ? "o" : opt == '?' ? NULL :
+				   opts[index].name;
+
+		if (name && !accepted(accepts, name)) {
+			fprintf(stderr, "nmx %s: %s%s is not one of its options (%s)\n",
+				argv[0], opt == 'o' ? "-" : "--", name, accepts);
+			return -1;
+		}
 		switch (opt) {
 		case 't': s->tree = optarg; break;
 		case 'v': s->variant = optarg; break;
