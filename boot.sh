@@ -40,7 +40,7 @@ probe_accel() { # kernel probe-log [--dtb DTB]
 		return
 	fi
 	rm -f "$probe_log"
-	mapfile -d '' cmd < <(nmx qemu-cmd --cell "$NMX_CELL" --kernel "$kernel" \
+	mapfile -d '' cmd < <(nmx qemu-cmd --tree "$NMX_TREE" --cell "$NMX_CELL" --kernel "$kernel" \
 		--probe "$@" --accel kvm --log "$probe_log")
 	if [ "${#cmd[@]}" -gt 0 ]; then
 		timeout -k 2 15 "${cmd[@]}" >"$probe_log.qemu" 2>&1 || true
@@ -89,7 +89,7 @@ prepare_uboot() {
 		record_stage "$cell_dir" boot INFRA_FAIL 0 "mkimage failed (see $dir/mkimage*.log)"
 		exit 2
 	fi
-	mapfile -d '' dump < <(nmx qemu-cmd --cell "$NMX_CELL" --accel "$accel" --dump-dtb "$dir/board.dtb")
+	mapfile -d '' dump < <(nmx qemu-cmd --tree "$NMX_TREE" --cell "$NMX_CELL" --accel "$accel" --dump-dtb "$dir/board.dtb")
 	if ! {
 		bootcmd=$(nmx uboot-bootcmd --cell "$NMX_CELL" "${kernel_args[@]}") &&
 			recorded --log "$dir/dumpdtb.log" "$cell_dir" "${dump[@]}" &&
@@ -115,7 +115,7 @@ boot_qemu() {
 		prepare_uboot
 	fi
 	record_meta "$cell_dir" loader "$loader"
-	mapfile -d '' cmd < <(nmx qemu-cmd --cell "$NMX_CELL" "${uboot_args[@]}" \
+	mapfile -d '' cmd < <(nmx qemu-cmd --tree "$NMX_TREE" --cell "$NMX_CELL" "${uboot_args[@]}" \
 		"${kernel_args[@]}" --accel "$accel" --log "$cell_dir/boot.log")
 	[ "${#cmd[@]}" -gt 0 ] || exit 2
 	printf '# boot (QEMU is killed after %ss); the log is %s\n' \

@@ -11,7 +11,7 @@ golden_qemu() {
 	local dtb=()
 	# A cell that boots with a device tree names it in its arch file.
 	grep -q '^dtb:' "arches/$1.yaml" && dtb=(--dtb /build/cell.dtb)
-	"$NMX" -m matrix.yaml -a arches qemu-cmd --cell "$1" \
+	"$NMX" -m matrix.yaml -a arches qemu-cmd --tree linux-6.12 --cell "$1" \
 		--kernel /build/kernel --initrd /build/initramfs.cpio "${dtb[@]}" \
 		--accel tcg --log /results/boot.log | tr '\0' '\n'
 }

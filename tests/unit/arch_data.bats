@@ -62,7 +62,7 @@ fact_in_code() { # fact
 	for cell in $(find "$TOP/arches" -maxdepth 1 -name '*.yaml' -printf '%f\n' | sed 's/\.yaml$//'); do
 		dtb=()
 		grep -q '^dtb:' "$TOP/arches/$cell.yaml" && dtb=(--dtb /build/cell.dtb)
-		nmx qemu-cmd --cell "$cell" --kernel /build/kernel --initrd /build/initramfs.cpio \
+		nmx qemu-cmd --tree linux-6.12 --cell "$cell" --kernel /build/kernel --initrd /build/initramfs.cpio \
 			"${dtb[@]}" --accel tcg --log /results/boot.log | tr '\0' '\n' >"$SCRATCH/q"
 		grep -qx -- '-kernel' "$SCRATCH/q"
 		nmx fragment --cell "$cell" --tree linux-6.1 --common "$TOP/kconfig/common.config" -o "$SCRATCH/f"

@@ -516,3 +516,18 @@ fake_cell() { # dir status-of-configure
 	run nmx env --tree linux-6.1 --variant upstream --cell x86_64
 	[ "$status" -eq 0 ]
 }
+
+@test "qemu.tcg by kernel version: the tree's entry, none without --tree" {
+	local args=(--cell riscv64 --kernel /k --initrd /i --accel tcg --log /l)
+	[ "$(nmx qemu-cmd --tree linux-6.1 "${args[@]}" | tr '\0' '\n' | sed -n '/^-accel$/{n;p}')" = tcg ]
+	[ "$(nmx qemu-cmd --tree linux-6.12 "${args[@]}" | tr '\0' '\n' | sed -n '/^-accel$/{n;p}')" = tcg,thread=single ]
+	[ "$(nmx qemu-cmd --tree linux-7.2 "${args[@]}" | tr '\0' '\n' | sed -n '/^-accel$/{n;p}')" = tcg,thread=single ]
+	run nmx qemu-cmd "${args[@]}"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"cell riscv64 names no qemu.tcg for kernel of unknown version (give --tree)"* ]]
+	# KVM is KVM whatever the tree.
+	[ "$(nmx qemu-cmd "${args[@]/tcg/kvm}" | tr '\0' '\n' | sed -n '/^-accel$/{n;p}')" = kvm ]
+	run nmx qemu-cmd --tree linux-9.9 "${args[@]}"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown tree 'linux-9.9'"* ]]
+}

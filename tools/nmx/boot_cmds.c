@@ -83,18 +83,26 @@ int cmd_qemu_cmd(int argc, char **argv)
 {
 	struct selection s;
 	struct cell c;
-	char append[512];
+	char append[512], *version;
+	const char *accel;
 
-	if (parse_selection(argc, argv, "cell kernel initrd dtb accel log probe "
-			    "uboot-dtb dump-dtb kernel-args", &s))
+	if (parse_selection(argc, argv, "tree cell kernel initrd dtb accel log "
+			    "probe uboot-dtb dump-dtb kernel-args", &s))
 		return EXIT_INFRA;
 	if (!s.dump_dtb && (!s.kernel || (!s.initrd && !s.probe) || !s.log)) {
 		fprintf(stderr, "nmx qemu-cmd: --kernel, --initrd (or --probe) and --log are required\n");
 		return EXIT_INFRA;
 	}
-	if (cell_load(&c, arches_dir, s.cell))
+	/* --tree: the cell's TCG setting may differ between kernel versions. */
+	if (selection_version(&s, &version))
 		return EXIT_INFRA;
-	if ((s.uboot_dtb || s.dump_dtb) && !has_uboot(&c, "qemu-cmd")) {
+	if (cell_load(&c, arches_dir, s.cell)) {
+		free(version);
+		return EXIT_INFRA;
+	}
+	accel = cell_accel(&c, s.accel, version);
+	free(version);
+	if (!accel || ((s.uboot_dtb || s.dump_dtb) && !has_uboot(&c, "qemu-cmd"))) {
 		cell_free(&c);
 		return EXIT_INFRA;
 	}
@@ -113,7 +121,7 @@ int cmd_qemu_cmd(int argc, char **argv)
 	machine_args(&c, s.dump_dtb);
 	/* Under TCG the cell may name its threading (arches/<cell>.yaml). */
 	arg0("-accel");
-	arg0(cell_accel(&c, s.accel));
+	arg0(accel);
 	arg0("-display");
 	arg0("none");
 	if (s.dump_dtb || s.uboot_dtb) {
@@ -180,6 +188,8 @@ static int close_written(FILE *f, const char *path, int err)
 /* DIR/device.yaml and DIR/job.yaml: the cell's boot for lava-run. */
 int cmd_lava_job(int argc, char **argv)
 {
+	const char *accel;
+	char *version;
 	struct selection s;
 	struct lava_boot b = { 0 };
 	struct cell c;
@@ -198,8 +208,18 @@ int cmd_lava_job(int argc, char **argv)
 		fprintf(stderr, "nmx lava-job: LAVA deploys file:// URLs: give absolute paths\n");
 		return EXIT_INFRA;
 	}
-	if (cell_load(&c, arches_dir, s.cell))
+	if (selection_version(&s, &version))
 		return EXIT_INFRA;
+	if (cell_load(&c, arches_dir, s.cell)) {
+		free(version);
+		return EXIT_INFRA;
+	}
+	accel = cell_accel(&c, s.accel, version);
+	free(version);
+	if (!accel) {
+		cell_free(&c);
+		return EXIT_INFRA;
+	}
 	if (c.dtb && !s.dtb) {
 		fprintf(stderr, "nmx lava-job: cell %s boots with a DTB: pass --dtb\n",
 			c.name);
@@ -216,7 +236,7 @@ int cmd_lava_job(int argc, char **argv)
 	b.kernel_args = s.kernel_args;
 	err = -1;
 	f = create_in(s.out, "device.yaml", path, sizeof(path));
-	if (f && !close_written(f, path, lava_write_device(&c, s.accel, f))) {
+	if (f && !close_written(f, path, lava_write_device(&c, accel, f))) {
 		f = create_in(s.out, "job.yaml", path, sizeof(path));
 		if (f)
 			err = close_written(f, path, lava_write_job(&c, &b, f));

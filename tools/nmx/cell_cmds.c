@@ -499,8 +499,6 @@ static int ftracetest_cases_load(struct ftracetest_cases *fc, const char *src)
 int cmd_guest_header(int argc, char **argv)
 {
 	struct selection s;
-	struct matrix m;
-	struct tree *t;
 	struct ftracetest_cases fc = { .nr = 0 };
 	struct cell c;
 	const char *root;
@@ -510,18 +508,8 @@ int cmd_guest_header(int argc, char **argv)
 	if (parse_selection(argc, argv, "tree src cell", &s))
 		return EXIT_INFRA;
 	/* --tree: the fault root may differ between kernel versions. */
-	if (s.tree) {
-		if (load_matrix(&m))
-			return EXIT_INFRA;
-		t = matrix_tree(&m, s.tree);
-		if (!t) {
-			fprintf(stderr, "nmx: unknown tree '%s'\n", s.tree);
-			matrix_free(&m);
-			return EXIT_INFRA;
-		}
-		version = t->version ? strdup(t->version) : NULL;
-		matrix_free(&m);
-	}
+	if (selection_version(&s, &version))
+		return EXIT_INFRA;
 	if (cell_load(&c, arches_dir, s.cell)) {
 		free(version);
 		return EXIT_INFRA;

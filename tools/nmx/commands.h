@@ -38,6 +38,12 @@ struct selection {
 int parse_selection(int argc, char **argv, const char *accepts,
 		    struct selection *s);
 
+/*
+ * The kernel version of --tree (a malloc'd string in @version), NULL
+ * without --tree; -1 (said) for a tree matrix.yaml does not know.
+ */
+int selection_version(const struct selection *s, char **version);
+
 /* cell_cmds.c */
 int cmd_cells(int argc, char **argv);
 int cmd_plan(int argc, char **argv);

@@ -102,7 +102,7 @@ int lava_write_device(const struct cell *c, const char *accel, FILE *f)
 		fputc('\n', f);
 	}
 	fputs("          - -accel\n          - ", f);
-	yq(f, cell_accel(c, accel));
+	yq(f, accel);
 	/* The console is LAVA's connection: QEMU's stdio. */
 	fputs("\n          - -display\n          - none\n"
 	      "          - -monitor\n          - none\n"

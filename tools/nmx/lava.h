@@ -16,7 +16,10 @@ struct lava_boot {
 
 /* LAVA's architecture name for the cell (the job's context.arch). */
 const char *lava_arch(const struct cell *c);
-/* device.yaml for lava-run --device: the cell's machine under @accel. */
+/*
+ * device.yaml for lava-run --device: the cell's machine under @accel,
+ * QEMU's -accel value as cell_accel() resolved it for the job's tree.
+ */
 int lava_write_device(const struct cell *c, const char *accel, FILE *f);
 /* job.yaml: deploy kernel, initramfs and DTB to tmpfs, boot, watch KTAP. */
 int lava_write_job(const struct cell *c, const struct lava_boot *b, FILE *f);

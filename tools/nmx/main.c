@@ -195,6 +195,27 @@ static int asks_help(int argc, char **argv)
 	return 0;
 }
 
+int selection_version(const struct selection *s, char **version)
+{
+	const struct tree *t;
+	struct matrix m;
+
+	*version = NULL;
+	if (!s->tree)
+		return 0;
+	if (load_matrix(&m))
+		return -1;
+	t = matrix_tree(&m, s->tree);
+	if (!t) {
+		fprintf(stderr, "nmx: unknown tree '%s'\n", s->tree);
+		matrix_free(&m);
+		return -1;
+	}
+	*version = t->version ? strdup(t->version) : NULL;
+	matrix_free(&m);
+	return 0;
+}
+
 /* Is the option @name (without "--") a word of @accepts? */
 static int accepted(const char *accepts, const char *name)
 {

@@ -295,13 +295,17 @@ static int get_kconfig_since(struct ydoc *y, yaml_node_t *n, struct cell *c)
 }
 
 /*
- * guest.fault_root: a function name, or a mapping from the kernel version
- * where a root starts to be the one ("6.1": do_page_fault, "6.12":
- * handle_page_fault) when the fault path changed between trees.
+ * @key of @parent: a string for every tree, or a mapping from the kernel
+ * version where a value starts to be the one ("6.1": do_page_fault,
+ * "6.12": handle_page_fault) where it changed between trees; @where is
+ * @parent's name and @value what the mapping maps to ("a function"), for
+ * errors. Absent is an error if @required.
  */
-static int get_fault_roots(struct ydoc *y, yaml_node_t *guest, struct cell *c)
+static int get_by_version(struct ydoc *y, yaml_node_t *parent, const char *where,
+			  const char *key, const char *value, int required,
+			  struct by_version *out)
 {
-	yaml_node_t *n = ydoc_get(y, guest, "fault_root");
+	yaml_node_t *n = ydoc_get(y, parent, key);
 	yaml_node_pair_t *p;
 	int err = 0;
 
@@ -312,40 +316,62 @@ static int get_fault_roots(struct ydoc *y, yaml_node_t *guest, struct cell *c)
 			const char *r = ydoc_str(yaml_document_get_node(&y->doc, p->value));
 
 			if (!v || version_number(v) < 0 || !r || !*r) {
-				fprintf(stderr, "%s:%d: guest.fault_root maps a kernel version (\"6.12\") to a function\n",
-					y->path, ydoc_line(n));
+				fprintf(stderr, "%s:%d: %s.%s maps a kernel version (\"6.12\") to %s\n",
+					y->path, ydoc_line(n), where, key, value);
 				err = -1;
 				continue;
 			}
-			strlist_add(&c->fault_root_versions, v);
-			strlist_add(&c->fault_root_names, r);
+			strlist_add(&out->versions, v);
+			strlist_add(&out->values, r);
 		}
-		if (!c->fault_root_versions.n && !err) {
-			fprintf(stderr, "%s:%d: guest.fault_root maps no version\n",
-				y->path, ydoc_line(n));
+		if (!out->versions.n && !err) {
+			fprintf(stderr, "%s:%d: %s.%s maps no version\n",
+				y->path, ydoc_line(n), where, key);
 			err = -1;
 		}
 		return err;
 	}
-	c->fault_root = need_str(y, guest, "fault_root", "guest", &err);
+	if (required)
+		out->one = need_str(y, parent, key, where, &err);
+	else
+		out->one = dup_or_null(ydoc_str(n));
 	return err;
+}
+
+/*
+ * @b's value for a tree of @version: its one value, or the entry of the
+ * highest version not above @version; NULL if none applies.
+ */
+static const char *by_version(const struct by_version *b, const char *version)
+{
+	long want = version ? version_number(version) : -1, best = -1, v;
+	const char *value = NULL;
+	size_t i;
+
+	if (b->one)
+		return b->one;
+	for (i = 0; want >= 0 && i < b->versions.n; i++) {
+		v = version_number(b->versions.v[i]);
+		if (v <= want && v > best) {
+			best = v;
+			value = b->values.v[i];
+		}
+	}
+	return value;
+}
+
+static void by_version_free(struct by_version *b)
+{
+	free(b->one);
+	strlist_free(&b->versions);
+	strlist_free(&b->values);
+	memset(b, 0, sizeof(*b));
 }
 
 const char *cell_fault_root(const struct cell *c, const char *version)
 {
-	long want = version ? version_number(version) : -1, best = -1, v;
-	const char *root = NULL;
-	size_t i;
+	const char *root = by_version(&c->fault_root, version);
 
-	if (c->fault_root)
-		return c->fault_root;
-	for (i = 0; want >= 0 && i < c->fault_root_versions.n; i++) {
-		v = version_number(c->fault_root_versions.v[i]);
-		if (v <= want && v > best) {
-			best = v;
-			root = c->fault_root_names.v[i];
-		}
-	}
 	if (!root)
 		fprintf(stderr, "nmx: cell %s names no fault root for kernel %s\n",
 			c->name, version ? version : "of unknown version (give --tree)");
@@ -459,7 +485,8 @@ int cell_load(struct cell *c, const char *arches_dir, const char *name)
 	c->qemu_binary = need_str(&y, qemu, "binary", "qemu", &err);
 	err |= get_list(&y, qemu, "machine", &c->qemu_machine);
 	c->console = need_str(&y, qemu, "console", "qemu", &err);
-	c->qemu_tcg = dup_or_null(ydoc_str(ydoc_get(&y, qemu, "tcg")));
+	err |= get_by_version(&y, qemu, "qemu", "tcg", "an -accel value", 0,
+			      &c->qemu_tcg);
 	err |= get_bool(&y, qemu, "alone", &c->boot_alone);
 	uboot = ydoc_get(&y, qemu, "uboot");
 	if (uboot) {
@@ -488,7 +515,8 @@ int cell_load(struct cell *c, const char *arches_dir, const char *name)
 			path);
 		err = -1;
 	}
-	err |= get_fault_roots(&y, guest, c);
+	err |= get_by_version(&y, guest, "guest", "fault_root", "a function",
+			      1, &c->fault_root);
 	c->fault_trigger = need_str(&y, guest, "fault_trigger", "guest", &err);
 	if (c->fault_trigger && strcmp(c->fault_trigger, "touch") &&
 	    strcmp(c->fault_trigger, "read-zero")) {
@@ -527,11 +555,20 @@ fail:
 	return -1;
 }
 
-const char *cell_accel(const struct cell *c, const char *accel)
+const char *cell_accel(const struct cell *c, const char *accel,
+		       const char *version)
 {
-	if (!accel || !strcmp(accel, "tcg"))
-		return c->qemu_tcg ? c->qemu_tcg : "tcg";
-	return accel;
+	const char *tcg;
+
+	if (accel && strcmp(accel, "tcg"))
+		return accel;
+	if (!c->qemu_tcg.one && !c->qemu_tcg.versions.n)
+		return "tcg";
+	tcg = by_version(&c->qemu_tcg, version);
+	if (!tcg)
+		fprintf(stderr, "nmx: cell %s names no qemu.tcg for kernel %s\n",
+			c->name, version ? version : "of unknown version (give --tree)");
+	return tcg;
 }
 
 /*
@@ -562,7 +599,7 @@ void cell_free(struct cell *c)
 	strlist_free(&c->kconfig_since);
 	strlist_free(&c->kconfig_since_versions);
 	free(c->qemu_binary);
-	free(c->qemu_tcg);
+	by_version_free(&c->qemu_tcg);
 	free(c->uboot_firmware);
 	free(c->uboot_firmware_arg);
 	free(c->uboot_kernel_load);
@@ -572,9 +609,7 @@ void cell_free(struct cell *c)
 	free(c->console);
 	strlist_free(&c->guest_cflags);
 	free(c->uname_machine);
-	free(c->fault_root);
-	strlist_free(&c->fault_root_versions);
-	strlist_free(&c->fault_root_names);
+	by_version_free(&c->fault_root);
 	free(c->fault_trigger);
 	free(c->busybox);
 	free(c->min_kernel);

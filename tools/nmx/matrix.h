@@ -29,6 +29,16 @@ int get_list(struct ydoc *y, struct yaml_node_s *map, const char *key,
 	     struct strlist *out);
 
 /* Everything the tools know about one architecture cell. */
+/*
+ * An arch file value that may change between kernel versions: one for
+ * every tree (@one), or a mapping from the version where a value starts
+ * to be the one ("6.1": tcg, "6.12": tcg,thread=single).
+ */
+struct by_version {
+	char *one;
+	struct strlist versions, values;
+};
+
 struct cell {
 	char *name;
 	char *description;
@@ -45,7 +55,7 @@ struct cell {
 	/* QEMU */
 	char *qemu_binary;
 	struct strlist qemu_machine;
-	char *qemu_tcg;		/* -accel value under TCG, NULL: "tcg" */
+	struct by_version qemu_tcg;	/* -accel value under TCG; none: "tcg" */
 	int boot_alone;		/* no other guest may boot beside this one */
 	/* Boot through U-Boot (qemu.uboot), or NULL firmware: QEMU's loader only */
 	char *uboot_firmware;	/* Debian's u-boot-qemu binary */
@@ -58,9 +68,7 @@ struct cell {
 	struct strlist guest_cflags;
 	char *uname_machine;
 	int big_endian;
-	char *fault_root;	/* one for every tree, or NULL: see below */
-	/* Per kernel version ("6.12" -> root), from the version on. */
-	struct strlist fault_root_versions, fault_root_names;
+	struct by_version fault_root;
 	char *fault_trigger;	/* "touch" or "read-zero" */
 	int poweroff_by_restart;
 	int bl_switcher;
@@ -85,8 +93,13 @@ void cell_free(struct cell *c);
 const char *cell_fault_root(const struct cell *c, const char *version);
 /* Does a tree of kernel @version (NULL: unknown) take what @since names? */
 int version_at_least(const char *version, const char *since);
-/* QEMU's -accel value: the cell's TCG setting under TCG (@accel NULL or "tcg"). */
-const char *cell_accel(const struct cell *c, const char *accel);
+/*
+ * QEMU's -accel value: the cell's TCG setting for a tree of @version
+ * under TCG (@accel NULL or "tcg"), else @accel. NULL (said on stderr)
+ * when the setting differs between versions and @version is NULL.
+ */
+const char *cell_accel(const struct cell *c, const char *accel,
+		       const char *version);
 /* The kernel command line of a boot (@probe: the accelerator probe's). */
 /*
  * The kernel command line of the cell's boot (console, panic, init), and
