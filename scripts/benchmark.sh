@@ -138,7 +138,7 @@ scale_table() {
 # seconds in these runs; then per variant, each cell's on any tree (its
 # largest) and the median cell's, which nmx estimate falls back on.
 typical_table() {
-	local run f tv cell
+	local run f tv cell verdict
 	[ $# -gt 0 ] || { echo "usage: $0 --typical RUN_DIR..." >&2; exit 2; }
 	printf '# Seconds per stage of a first run on an empty cache, 2 cores (Debian 12),\n'
 	printf '# from %s\n' "$(for run in "$@"; do basename "$(readlink -f "$run")"; done | tr '\n' ' ')"
@@ -158,7 +158,11 @@ typical_table() {
 			[ -f "$f" ] || continue
 			cell=$(basename "$(dirname "$f")")
 			tv=$(basename "$(dirname "$(dirname "$f")")")
-			awk -F'\t' -v tv="$tv" -v cell="$cell" '$2 == "ok" { printf "%s\t%s\t%s\t%.0f\n", tv, cell, $1, $3 }' "$f"
+			# A boot that did not pass (a kernel stopped by a failed
+			# selftest) says nothing of how long a boot takes.
+			verdict=$(head -c 5 "$(dirname "$f")/verdict.txt" 2>/dev/null || true)
+			awk -F'\t' -v tv="$tv" -v cell="$cell" -v pass="$verdict" \
+				'$2 == "ok" && ($1 != "boot" || pass == "PASS:") { printf "%s\t%s\t%s\t%.0f\n", tv, cell, $1, $3 }' "$f"
 			awk -F'\t' -v tv="$tv" -v cell="$cell" '$1 == "kernel_cpu_seconds" { printf "%s\t%s\tkernel_cpu\t%.0f\n", tv, cell, $2 }' \
 				"$(dirname "$f")/meta.tsv" 2>/dev/null
 		done
