@@ -46,7 +46,8 @@ path_without() {
 @test "QEMU missing: boot INFRA_FAIL (exit 2) naming the package" {
 	setup_fake
 	fake_cell_with noqemu 's/^  binary: .*/  binary: qemu-system-mips64el/'
-	run "$TOP/boot.sh" --cell-dir "$CELL" fake-good upstream noqemu
+	# Installed where the mips64el cell runs: taken off PATH here.
+	PATH=$(path_without qemu-system-mips64el) run "$TOP/boot.sh" --cell-dir "$CELL" fake-good upstream noqemu
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"missing: qemu-system-mips64el (Debian package qemu-system-mips)"* ]]
 	grep -q '^boot	INFRA_FAIL' "$CELL/stages.tsv"
