@@ -63,12 +63,26 @@ arch_of() {
 	nmx env --tree "$1" --variant "$2" --cell "$3" | sed -n "s/^NMX_ARCH='\(.*\)'$/\1/p"
 }
 
+# quarantine_of TREE VARIANT CELL: why the cell is kept out of the end-to-end set, or nothing.
+quarantine_of() {
+	nmx env --tree "$1" --variant "$2" --cell "$3" | sed -n "s/^NMX_QUARANTINE='\(.*\)'$/\1/p"
+}
+
 @test "--set e2e: the end-to-end test builds every architecture under arches/, every tree, both variants" {
 	run nmx cells --set e2e
 	[ "$status" -eq 0 ]
 	local line all=() covered=() tree
 	while read -r line; do
+		# A cell in quarantine says why, and is not in the set.
 		# shellcheck disable=SC2086 # TREE VARIANT CELL
+		if [ -n "$(quarantine_of $line)" ]; then
+			if printf '%s\n' "${lines[@]}" | grep -q " ${line##* }\$"; then
+				echo "${line##* } is in quarantine and in the end-to-end set" >&2
+				return 1
+			fi
+			continue
+		fi
+		# shellcheck disable=SC2086
 		all+=("$(arch_of $line)")
 	done < <(nmx cells --set all)
 	for line in "${lines[@]}"; do

@@ -320,6 +320,7 @@ int cmd_env(int argc, char **argv)
 	sh_var("NMX_UBOOT_KERNEL_LOAD", c.uboot_kernel_load);
 	sh_array("NMX_GUEST_CFLAGS", &c.guest_cflags);
 	sh_var("NMX_BUSYBOX", c.busybox);
+	sh_var("NMX_QUARANTINE", c.quarantine);
 	snprintf(buf, sizeof(buf), "%d",
 		 v->boot_timeout ? v->boot_timeout : m.boot_timeout);
 	sh_var("NMX_BOOT_TIMEOUT", buf);

@@ -190,7 +190,7 @@ static void unknown_cell(const char *arches_dir, const char *name)
 static const char *const cell_keys[] = {
 	"name", "description", "arch", "cross_compile", "make_targets",
 	"kernel_image", "uimage_load", "dtb", "kconfig", "kconfig_since", "qemu", "guest",
-	"packages", "extends", NULL
+	"packages", "extends", "quarantine", NULL
 };
 static const char *const qemu_keys[] = {
 	"binary", "machine", "console", "tcg", "alone", "uboot", NULL
@@ -464,6 +464,7 @@ int cell_load(struct cell *c, const char *arches_dir, const char *name)
 		err = -1;
 	}
 	c->description = need_str(&y, root, "description", "the cell", &err);
+	c->quarantine = dup_or_null(ydoc_str(ydoc_get(&y, root, "quarantine")));
 	c->arch = need_str(&y, root, "arch", "the cell", &err);
 	c->cross_compile = dup_or_null(ydoc_str(ydoc_get(&y, root,
 							 "cross_compile")));
@@ -613,6 +614,7 @@ void cell_free(struct cell *c)
 	free(c->fault_trigger);
 	free(c->busybox);
 	free(c->min_kernel);
+	free(c->quarantine);
 	free(c->max_kernel);
 	strlist_free(&c->packages);
 	strlist_free(&c->files);

@@ -75,6 +75,11 @@ struct cell {
 	char *busybox;		/* Debian architecture of busybox-static, or NULL */
 	/* The oldest kernel the guest builds on ("6.12"), or NULL: any */
 	char *min_kernel;
+	/*
+	 * Why the cell is kept out of the end-to-end set although its
+	 * architecture is in no other cell there (a known flake), or NULL.
+	 */
+	char *quarantine;
 	/* The newest kernel the cell builds on, or NULL: any (a bound with a reason) */
 	char *max_kernel;
 	/* Debian packages the cell needs (cross compiler, QEMU, firmware) */
