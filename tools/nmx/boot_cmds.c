@@ -79,11 +79,36 @@ int cmd_uboot_bootcmd(int argc, char **argv)
 	return EXIT_PASS;
 }
 
+/*
+ * The cell @s names, and its -accel value under @s's --accel on @s's
+ * --tree (its TCG setting may differ between kernel versions); -1, said,
+ * when either cannot be had.
+ */
+static int load_boot_cell(const struct selection *s, struct cell *c,
+			  const char **accel)
+{
+	char *version;
+
+	if (selection_version(s, &version))
+		return -1;
+	if (cell_load(c, arches_dir, s->cell)) {
+		free(version);
+		return -1;
+	}
+	*accel = cell_accel(c, s->accel, version);
+	free(version);
+	if (!*accel) {
+		cell_free(c);
+		return -1;
+	}
+	return 0;
+}
+
 int cmd_qemu_cmd(int argc, char **argv)
 {
 	struct selection s;
 	struct cell c;
-	char append[512], *version;
+	char append[512];
 	const char *accel;
 
 	if (parse_selection(argc, argv, "tree cell kernel initrd dtb accel log "
@@ -93,16 +118,9 @@ int cmd_qemu_cmd(int argc, char **argv)
 		fprintf(stderr, "nmx qemu-cmd: --kernel, --initrd (or --probe) and --log are required\n");
 		return EXIT_INFRA;
 	}
-	/* --tree: the cell's TCG setting may differ between kernel versions. */
-	if (selection_version(&s, &version))
+	if (load_boot_cell(&s, &c, &accel))
 		return EXIT_INFRA;
-	if (cell_load(&c, arches_dir, s.cell)) {
-		free(version);
-		return EXIT_INFRA;
-	}
-	accel = cell_accel(&c, s.accel, version);
-	free(version);
-	if (!accel || ((s.uboot_dtb || s.dump_dtb) && !has_uboot(&c, "qemu-cmd"))) {
+	if ((s.uboot_dtb || s.dump_dtb) && !has_uboot(&c, "qemu-cmd")) {
 		cell_free(&c);
 		return EXIT_INFRA;
 	}
@@ -189,7 +207,6 @@ static int close_written(FILE *f, const char *path, int err)
 int cmd_lava_job(int argc, char **argv)
 {
 	const char *accel;
-	char *version;
 	struct selection s;
 	struct lava_boot b = { 0 };
 	struct cell c;
@@ -208,18 +225,8 @@ int cmd_lava_job(int argc, char **argv)
 		fprintf(stderr, "nmx lava-job: LAVA deploys file:// URLs: give absolute paths\n");
 		return EXIT_INFRA;
 	}
-	if (selection_version(&s, &version))
+	if (load_boot_cell(&s, &c, &accel))
 		return EXIT_INFRA;
-	if (cell_load(&c, arches_dir, s.cell)) {
-		free(version);
-		return EXIT_INFRA;
-	}
-	accel = cell_accel(&c, s.accel, version);
-	free(version);
-	if (!accel) {
-		cell_free(&c);
-		return EXIT_INFRA;
-	}
 	if (c.dtb && !s.dtb) {
 		fprintf(stderr, "nmx lava-job: cell %s boots with a DTB: pass --dtb\n",
 			c.name);
