@@ -97,8 +97,9 @@ static inline void fg_mark_bad(struct fg_trace *t, int line, const char *why)
  * it, part of nothing under test. With funcgraph-irqs off, hardirq
  * context is hidden, but its entry leaves irq_enter_rcu() (irq_enter() on
  * older paths) where the interrupt landed, and what runs on its way out
- * once the hardirq count has dropped (softirqs; with the generic entry
- * code the preemption check) is traced in full, rooted at one of these.
+ * once the hardirq count has dropped (softirqs and invoke_softirq()'s
+ * ksoftirqd_running() check; with the generic entry code the preemption
+ * check) is traced in full, rooted at one of these.
  */
 static inline int fg_is_irq_work(const char *name)
 {
@@ -106,7 +107,7 @@ static inline int fg_is_irq_work(const char *name)
 		"irq_enter", "irq_enter_rcu", "irq_exit", "irq_exit_rcu",
 		"__irq_exit_rcu", "do_softirq", "do_softirq_own_stack",
 		"____do_softirq", "__do_softirq",
-		"handle_softirqs", "invoke_softirq",
+		"handle_softirqs", "invoke_softirq", "ksoftirqd_running",
 		"irqentry_exit_cond_resched", "raw_irqentry_exit_cond_resched",
 		"preempt_schedule_irq", 0
 	};
