@@ -7,6 +7,7 @@
 #   matrix.sh [--no-install] --patches PATH [--tree T]... [--cell C]...
 #   matrix.sh [--no-install] --tree DIR [--series T] [--patches PATH] ...
 #   matrix.sh --tree DIR --bisect GOOD..BAD --cell C --scenario S [--confirm N]
+#   matrix.sh --bisect RUN_ID [--confirm N]
 #   matrix.sh [--no-install] --resume RUN_ID
 #   matrix.sh [--no-install] --shard RUN_ID [--tree T]... [--variant V]... [--cell C]...
 #   matrix.sh [--no-install] --merge RUN_ID SHARD_RUN_DIR...
@@ -33,6 +34,12 @@
 # between GOOD and BAD that fails scenario S on cell C, found with git
 # bisect run over scripts/bisect-step.sh and confirmed N times (default
 # 3); results/bisect-<id>/bisect.md. Exit 0 confirmed, 1 not.
+#
+# --bisect RUN_ID (a run of --patches that regressed; "latest" names the
+# last run): for each cell and scenario the patches regressed, the first
+# patch of the series that makes it fail, found the same way over the
+# series (each step that cell alone, the tree with the first k patches),
+# confirmed; results/RUN_ID/bisect.md, linked from its report.html.
 #
 # --set NAME: the cells of matrix.yaml's set NAME instead of the default
 # run ("all": every cell of every tree). --e2e is --set e2e, the end-to-end
@@ -66,7 +73,9 @@
 # as variant "patched" (upstream with them on top) beside "upstream", on
 # every tree of the run; the run ends with the comparison of the two per
 # architecture (results/<run-id>/patches-compare.md). Exit 1 when the
-# patches regress a scenario, whatever upstream's own verdicts.
+# patches regress a scenario, whatever upstream's own verdicts. With
+# --variant patched (or upstream) only that side runs, compared with
+# nothing.
 #
 # Results: results/<run-id>/<tree>-<variant>/<cell>/ (build.log, boot.log,
 # config, traces, result.json), results/<run-id>/summary.txt, the reports
@@ -91,7 +100,8 @@ help() {
 
 usage() {
 	echo "usage: $0 [--no-install] [--boots N] [--make-jobs N] [--boot-with qemu|lava] [--loader uboot|qemu] [--tree T]... [--variant V]... [--cell C]..." >&2
-	echo "       $0 [--no-install] --patches PATH [--tree T]... [--cell C]..." >&2
+	echo "       $0 [--no-install] --patches PATH [--tree T]... [--cell C]... [--variant patched|upstream]" >&2
+	echo "       $0 --bisect RUN_ID [--confirm N]" >&2
 	echo "       $0 [--no-install] --tree DIR [--series T] [--patches PATH] [--variant V]... [--cell C]..." >&2
 	echo "       $0 [--no-install] --resume RUN_ID" >&2
 	echo "       $0 [--no-install] --shard RUN_ID [--tree T]... [--variant V]... [--cell C]..." >&2
@@ -428,7 +438,7 @@ main() {
 	MAKE_JOBS=${NMX_MAKE_JOBS:-}
 	CELL_PIDS=()
 	[ "${NMX_INSTALL:-1}" != 0 ] || install=0
-	local -a select=() plan=() baseline=()
+	local -a select=() plan=() baseline=() patch_variants=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		# --opt=value is --opt value.
@@ -506,16 +516,33 @@ main() {
 		exit 2
 	fi
 	[ -z "$local_dir" ] || export NMX_LOCAL_TREE=$local_dir NMX_LOCAL_SERIES=$series
-	if [ -n "$patches" ] && [[ " ${select[*]} " == *" --variant "* ]]; then
-		err "--patches runs the variants upstream and patched: no --variant with it"
-		exit 2
+	# --patches runs upstream and patched; --variant may keep one of them
+	# (a bisection's step runs the patched side alone).
+	local -a check=("${select[@]}")
+	if [ -n "$patches" ]; then
+		local i
+		check=()
+		for ((i = 0; i < ${#select[@]}; i++)); do
+			if [ "${select[i]}" != --variant ]; then
+				check+=("${select[i]}")
+				continue
+			fi
+			i=$((i + 1))
+			case ${select[i]} in
+			upstream | patched) patch_variants+=(--variant "${select[i]}") ;;
+			*)
+				err "--patches runs the variants upstream and patched: not --variant ${select[i]}"
+				exit 2
+				;;
+			esac
+		done
 	fi
 	# A selection that names no cell is refused before anything is
 	# installed or waited for, where nmx builds already (on a fresh
 	# machine it builds after the install, and the check follows it).
 	if [ -z "$resume$merge$local_dir" ] &&
 		make -s -C "$NMX_TOP/tools/nmx" >/dev/null 2>&1; then
-		nmx cells "${select[@]}" >/dev/null || exit 2
+		nmx cells "${check[@]}" >/dev/null || exit 2
 	fi
 	if [ "$install" -eq 1 ]; then
 		local -a profile=()
@@ -558,7 +585,7 @@ main() {
 		if [ -n "$patches" ]; then
 			export NMX_PATCHES=$RUN_DIR/patches
 			import_patches "$patches" "$NMX_PATCHES" || { rm -rf "$RUN_DIR"; exit 2; }
-			select+=(--variant upstream --variant patched)
+			[ "${#patch_variants[@]}" -gt 0 ] || select+=(--variant upstream --variant patched)
 			# A mainline patch applies to the newest tree; older ones when
 			# named (no tree naming its version: the default run's trees).
 			if [ -z "$local_dir" ] && [[ " ${select[*]} " != *" --tree "* ]]; then
@@ -607,6 +634,8 @@ main() {
 	# The reports, with regressions marked against the run before this one.
 	if [ -n "$previous" ] && [ -d "$NMX_RESULTS/$previous" ]; then
 		baseline=(--baseline "$NMX_RESULTS/$previous")
+		# For the reports made again later (bisect.sh --bisect RUN_ID).
+		printf '%s\n' "$previous" >"$RUN_DIR/report-baseline"
 	fi
 	if nmx report "${baseline[@]}" "$RUN_DIR"; then
 		progress "reports: $RUN_DIR/{report.html,report.md,junit.xml,kcidb.json}"
@@ -614,7 +643,8 @@ main() {
 		progress "the reports could not be written"
 		[ "$rc" -ne 0 ] || rc=2
 	fi
-	if [ -n "${NMX_PATCHES:-}" ]; then
+	if [ -n "${NMX_PATCHES:-}" ] && grep -q ' upstream ' "$RUN_DIR/plan.tsv" &&
+		grep -q ' patched ' "$RUN_DIR/plan.tsv"; then
 		# The question was "do my patches break it?": the answer is the
 		# exit code, unless the run itself could not be judged.
 		local compare_rc=0

@@ -117,3 +117,145 @@ bisect_report() {
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"not a git checkout"* ]]
 }
+
+# --bisect RUN_ID: a --patches run over five patches, patch K of them
+# doing WHAT ("K:LOG": CONSOLE becomes that recorded log, from the log
+# before it; "K:broken" / "K:fixed": the build breaks / works again; any
+# other patch adds a file). Its output and exit in $output, $status.
+patches_run() { # "K:what" ...
+	local k spec what from=clean-pass-arm64.log
+	setup_boot
+	mkdir -p "$SCRATCH/series"
+	for k in 1 2 3 4 5; do
+		what=note
+		for spec in "$@"; do
+			[ "${spec%%:*}" != "$k" ] || what=${spec#*:}
+		done
+		{
+			printf 'From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n'
+			printf 'From: A Maintainer <maintainer@example.org>\nSubject: [PATCH %d/5] fake: Patch %d\n\n---\n' "$k" "$k"
+			case $what in
+			note) printf 'diff --git a/NOTE%d b/NOTE%d\nnew file mode 100644\n--- /dev/null\n+++ b/NOTE%d\n@@ -0,0 +1 @@\n+note\n' "$k" "$k" "$k" ;;
+			broken) printf 'diff --git a/BROKEN b/BROKEN\nnew file mode 100644\n--- /dev/null\n+++ b/BROKEN\n@@ -0,0 +1 @@\n+broken\n' ;;
+			fixed) printf 'diff --git a/BROKEN b/BROKEN\ndeleted file mode 100644\n--- a/BROKEN\n+++ /dev/null\n@@ -1 +0,0 @@\n-broken\n' ;;
+			*) console_diff "$from" "$what"; from=$what ;;
+			esac
+			printf -- '-- \n2.39.5\n\n'
+		} >"$SCRATCH/series/$(printf '%04d' "$k")-patch-$k.patch"
+	done
+	run "$TOP/matrix.sh" --no-install --patches "$SCRATCH/series"
+	RUN_ID=$(readlink "$NMX_RESULTS/latest")
+}
+
+@test "bisect RUN_ID: the third of five patches breaks a scenario: patch 3, confirmed; bisect.md in the run, linked from its report" {
+	patches_run 3:failed-subtest.log
+	[ "$status" -eq 1 ]
+	run "$TOP/matrix.sh" --bisect "$RUN_ID" --confirm 2
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'**Culprit, confirmed: patch 3 of 5, 0003-patch-3.patch: fake: Patch 3 fails pruned_subtree_hidden 2 times, patch 2 of 5, 0002-patch-2.patch: fake: Patch 2 passes it 2 times**'* ]]
+	grep -q '^## Bisection of pruned_subtree_hidden on fakeboot' "$NMX_RESULTS/$RUN_ID/bisect.md"
+	grep -q '| patch 3 of 5, 0003-patch-3.patch: fake: Patch 3 | 1 | bad: pruned_subtree_hidden FAIL' \
+		"$NMX_RESULTS/$RUN_ID/bisect/fake-good-fakeboot-pruned_subtree_hidden/bisect.md"
+	grep -q 'href="bisect.md"' "$NMX_RESULTS/$RUN_ID/report.html"
+	grep -q 'href="patches-compare.md"' "$NMX_RESULTS/$RUN_ID/report.html"
+	# Each step ran the one cell, patched side alone (upstream at step 0).
+	for plan in "$NMX_RESULTS/$RUN_ID"/bisect/*/steps/*/plan.tsv; do
+		[ "$(wc -l <"$plan")" -eq 1 ]
+		grep -Eq '^fake-good (patched|upstream) fakeboot$' "$plan"
+	done
+}
+
+@test "bisect RUN_ID: two scenarios of one cell broken by two patches: each its culprit; the second bisection reuses the first's boots" {
+	patches_run 2:failed-subtest.log 4:two-failed-subtests.log
+	[ "$status" -eq 1 ]
+	run "$TOP/matrix.sh" --bisect "$RUN_ID" --confirm 2
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'Culprit, confirmed: patch 2 of 5, 0002-patch-2.patch: fake: Patch 2 fails pruned_subtree_hidden 2 times'* ]]
+	[[ "$output" == *'Culprit, confirmed: patch 4 of 5, 0004-patch-4.patch: fake: Patch 4 fails pruned_tracing_resumes_at_sibling 2 times'* ]]
+	grep -rq 'boot_reused_from' "$NMX_RESULTS/$RUN_ID/bisect/fake-good-fakeboot-pruned_tracing_resumes_at_sibling/steps"
+	# The confirmations (each bisection's last four steps) boot afresh.
+	for f in "$NMX_RESULTS/$RUN_ID"/bisect/*/steps.tsv; do
+		tail -n 4 "$f" | cut -f5 >"$SCRATCH/confirmations"
+		[ "$(wc -l <"$SCRATCH/confirmations")" -eq 4 ]
+		while read -r dir; do
+			grep -q '^status' "$dir/meta.tsv" || grep -q . "$dir/meta.tsv"
+			! grep -q boot_reused_from "$dir/meta.tsv" || false
+		done <"$SCRATCH/confirmations"
+	done
+}
+
+@test "bisect RUN_ID: one patch breaks two scenarios: the second's confirmation judges the first's boots, none twice" {
+	patches_run 3:two-failed-subtests.log
+	[ "$status" -eq 1 ]
+	run "$TOP/matrix.sh" --bisect "$RUN_ID" --confirm 2
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'Culprit, confirmed: patch 3 of 5, 0003-patch-3.patch: fake: Patch 3 fails pruned_subtree_hidden 2 times'* ]]
+	[[ "$output" == *'Culprit, confirmed: patch 3 of 5, 0003-patch-3.patch: fake: Patch 3 fails pruned_tracing_resumes_at_sibling 2 times'* ]]
+	second=$NMX_RESULTS/$RUN_ID/bisect/fake-good-fakeboot-pruned_tracing_resumes_at_sibling
+	[ "$(grep -c "a boot of another scenario's confirmation" "$second/steps.tsv")" -eq 4 ]
+	[ "$(grep -c "a boot of another scenario's confirmation" "$second/bisect.md")" -ge 4 ]
+	# Four boots judged again, each once.
+	[ "$(grep "another scenario" "$second/steps.tsv" | cut -f5 | sort -u | wc -l)" -eq 4 ]
+}
+
+@test "bisect RUN_ID: a patch that does not build is skipped, not blamed" {
+	patches_run 2:broken 3:fixed 4:failed-subtest.log
+	[ "$status" -eq 1 ]
+	run "$TOP/matrix.sh" --bisect latest --confirm 1
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'Culprit, confirmed: patch 4 of 5'* ]]
+	! grep -q '0002-patch-2.patch.* | 1 | ' "$NMX_RESULTS/$RUN_ID/bisect.md" || false
+}
+
+@test "bisect RUN_ID: a cell that stops early is bisected on @boot" {
+	patches_run 3:panic-before-ktap.log
+	[ "$status" -eq 1 ]
+	run "$TOP/matrix.sh" --bisect "$RUN_ID" --confirm 1
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *'# Bisection of @boot on fakeboot'* ]]
+	[[ "$output" == *'Culprit, confirmed: patch 3 of 5'* ]]
+}
+
+@test "bisect RUN_ID: a flaky patch is not confirmed (exit 1)" {
+	setup_boot
+	# The patched side's boot is the flaky kernel's second: it fails.
+	mkdir -p "$NMX_CACHE"
+	echo 1 >"$NMX_CACHE/fake-qemu-boots"
+	patches_run '3:clean-pass-arm64.log|failed-subtest.log'
+	[ "$status" -eq 1 ]
+	run "$TOP/matrix.sh" --bisect "$RUN_ID" --confirm 2
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *'**Not confirmed: the bisection pointed at patch '* ]]
+}
+
+@test "bisect RUN_ID: bad input is exit 2 saying what" {
+	patches_run 3:failed-subtest.log
+	run "$TOP/matrix.sh" --bisect nosuch
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--bisect nosuch: no run of that id"* ]]
+	run "$TOP/matrix.sh" --bisect "$RUN_ID" --cell fakeboot
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no --cell, --scenario"* ]]
+	run "$TOP/matrix.sh" --no-install --cell fakeboot
+	run "$TOP/matrix.sh" --bisect latest
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"is not a run of --patches"* ]]
+	patches_run 3:clean-pass-arm64.log
+	run "$TOP/matrix.sh" --bisect latest
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"regressed nothing; nothing to bisect"* ]]
+}
+
+@test "nmx compare -r: the regressed subtests, a line each" {
+	patches_run 3:failed-subtest.log
+	run "$NMX_BIN" compare -r -b fake-good-upstream -a fake-good-patched \
+		"$NMX_RESULTS/$RUN_ID" "$NMX_RESULTS/$RUN_ID"
+	[ "$status" -eq 1 ]
+	[ "$output" = "$(printf 'fake-good\tfakeboot\tpruned_subtree_hidden\tPASS\tFAIL')" ]
+}

@@ -66,8 +66,9 @@ static const struct command commands[] = {
 "report [--baseline EARLIER_RUN_DIR] RUN_DIR\n"
 "        write RUN_DIR/report.html, report.md, junit.xml and kcidb.json\n" },
 	{ "compare", cmd_compare, 1,
-"compare [-b BEFORE_VARIANT -a AFTER_VARIANT] BEFORE_RUN_DIR AFTER_RUN_DIR\n"
-"        per architecture: fixed, regressed, trace shape changed; exit 1 on a regression\n" },
+"compare [-r] [-b BEFORE_VARIANT -a AFTER_VARIANT] BEFORE_RUN_DIR AFTER_RUN_DIR\n"
+"        per architecture: fixed, regressed, trace shape changed; exit 1 on a regression\n"
+"        (-r: the regressed subtests only, tree, cell, scenario, before, after a line)\n" },
 	{ "merge", cmd_merge, 1,
 "merge --plan PLAN.tsv --out RUN_DIR SHARD_RUN_DIR...\n"
 "        one run from shards (matrix.sh --shard): their cells, the planned cells\n"

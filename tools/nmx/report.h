@@ -44,6 +44,8 @@ enum grade {
 
 int run_load(struct run *run, const char *dir);
 void run_free(struct run *run);
+/* Is @name (relative to the run directory) there? */
+int run_has_file(const struct run *run, const char *name);
 
 /* The subtest object named @name in @c, or NULL. */
 json_t *cell_subtest(const struct cell_run *c, const char *name);

@@ -206,23 +206,28 @@ static int count_lines(const char *s)
 	return n;
 }
 
+/*
+ * @o against @n, as markdown on @out; each regressed subtest that ran in
+ * @n also as a "tree, cell, scenario, before, after" line on @regs (when
+ * not NULL). Returns the number of regressions.
+ */
 static int compare_cell(const struct cell_run *o, const struct cell_run *n,
-			const char **names, int nnames)
+			const char **names, int nnames, FILE *out, FILE *regs)
 {
 	char **files = NULL, *not_run = NULL;
 	int i, pass, regressed = 0, nfiles = 0, printed = 0, nr_not_run = 0;
 
 	if (strcmp(o->tree, n->tree))
-		printf("\n### %s, %s-%s -> %s-%s\n\n", n->cell, o->tree,
-		       o->variant, n->tree, n->variant);
+		fprintf(out, "\n### %s, %s-%s -> %s-%s\n\n", n->cell, o->tree,
+		        o->variant, n->tree, n->variant);
 	else if (strcmp(o->variant, n->variant))
-		printf("\n### %s, %s -> %s\n\n", n->cell, o->variant,
-		       n->variant);
+		fprintf(out, "\n### %s, %s -> %s\n\n", n->cell, o->variant,
+		        n->variant);
 	else
-		printf("\n### %s, %s\n\n", n->cell, n->variant);
+		fprintf(out, "\n### %s, %s\n\n", n->cell, n->variant);
 	if (strcmp(o->status, n->status)) {
-		printf("- cell: %s -> %s (%s)\n", o->status, n->status,
-		       n->reason);
+		fprintf(out, "- cell: %s -> %s (%s)\n", o->status, n->status,
+		        n->reason);
 		printed++;
 	}
 	for (i = 0; i < nnames; i++) {
@@ -253,13 +258,24 @@ static int compare_cell(const struct cell_run *o, const struct cell_run *n,
 		else
 			what = "changed";
 		regressed += change > 0;
-		printf("- %s: %s (%s -> %s)\n", what, names[i],
-		       ro ? ro : "not run", rn);
+		if (change > 0 && regs)
+			fprintf(regs, "%s\t%s\t%s\t%s\t%s\n", n->tree, n->cell,
+				names[i], ro ? ro : "not run", rn);
+		fprintf(out, "- %s: %s (%s -> %s)\n", what, names[i],
+		        ro ? ro : "not run", rn);
 		printed++;
 	}
+	/*
+	 * A cell that stopped early is bisected on how far it got: through
+	 * the build (@build), to the guest's last line (@boot).
+	 */
+	if (nr_not_run && regs && strcmp(n->status, "PASS"))
+		fprintf(regs, "%s\t%s\t%s\t%s\t%s\n", n->tree, n->cell,
+			!strcmp(n->status, "BUILD_FAIL") ? "@build" : "@boot",
+			o->status, n->status);
 	if (nr_not_run) {
-		printf("- %s: %d subtest(s) no longer run (%s):%s\n",
-		       strcmp(n->status, "PASS") ? "REGRESSED" : "changed",
+		fprintf(out, "- %s: %d subtest(s) no longer run (%s):%s\n",
+		        strcmp(n->status, "PASS") ? "REGRESSED" : "changed",
 		       nr_not_run, n->status, not_run);
 		printed++;
 		free(not_run);
@@ -283,14 +299,14 @@ static int compare_cell(const struct cell_run *o, const struct cell_run *n,
 			so = trace_shape(po);
 			sn = trace_shape(pn);
 			if (!so || !sn)
-				printf("- trace %s: only in the %s run\n", files[i],
-				       so ? "earlier" : "later");
+				fprintf(out, "- trace %s: only in the %s run\n", files[i],
+				        so ? "earlier" : "later");
 			else if (strcmp(so, sn) && noise)
-				printf("- run-to-run noise, not a regression: the seed example's %s (%d -> %d distinct call trees)\n",
-				       files[i], count_lines(so), count_lines(sn));
+				fprintf(out, "- run-to-run noise, not a regression: the seed example's %s (%d -> %d distinct call trees)\n",
+				        files[i], count_lines(so), count_lines(sn));
 			else if (strcmp(so, sn))
-				printf("- trace shape changed: %s (%d -> %d distinct call trees)\n",
-				       files[i], count_lines(so), count_lines(sn));
+				fprintf(out, "- trace shape changed: %s (%d -> %d distinct call trees)\n",
+				        files[i], count_lines(so), count_lines(sn));
 			printed += !so || !sn || strcmp(so, sn);
 			free(so);
 			free(sn);
@@ -300,7 +316,7 @@ static int compare_cell(const struct cell_run *o, const struct cell_run *n,
 		free(files[i]);
 	free(files);
 	if (!printed)
-		printf("- no change\n");
+		fprintf(out, "- no change\n");
 	return regressed;
 }
 
@@ -311,33 +327,44 @@ int cmd_compare(int argc, char **argv)
 	const char **names;
 	int i, nnames, regressed = 0, opt, shown = 0;
 	const char *last_cell = NULL;
+	FILE *out = stdout, *regs = NULL;
 
-	while ((opt = getopt(argc, argv, "b:a:")) != -1) {
+	while ((opt = getopt(argc, argv, "b:a:r")) != -1) {
 		switch (opt) {
 		case 'b': p.before_variant = optarg; break;
 		case 'a': p.after_variant = optarg; break;
+		case 'r': regs = stdout; break;
 		default: argc = 0;
 		}
 	}
 	if (argc - optind != 2 || !p.before_variant != !p.after_variant) {
-		fprintf(stderr, "usage: nmx compare [-b BEFORE -a AFTER] BEFORE_RUN_DIR AFTER_RUN_DIR\n"
-			"  BEFORE, AFTER: a variant (upstream) or a tree and variant (linux-6.12-upstream)\n");
+		fprintf(stderr, "usage: nmx compare [-r] [-b BEFORE -a AFTER] BEFORE_RUN_DIR AFTER_RUN_DIR\n"
+			"  BEFORE, AFTER: a variant (upstream) or a tree and variant (linux-6.12-upstream)\n"
+			"  -r: only the regressed subtests, a line each: tree, cell, scenario, before, after\n");
 		return EXIT_INFRA;
+	}
+	/* The list alone, for a bisection to read (bisect.sh). */
+	if (regs) {
+		out = fopen("/dev/null", "w");
+		if (!out) {
+			fprintf(stderr, "nmx: /dev/null: %m\n");
+			return EXIT_INFRA;
+		}
 	}
 	if (run_load(&a, argv[optind]))
-		return EXIT_INFRA;
+		goto infra;
 	if (run_load(&b, argv[optind + 1])) {
 		run_free(&a);
-		return EXIT_INFRA;
+		goto infra;
 	}
 	names = all_scenarios(&a, &b, &nnames);
-	printf("# notrace-matrix: run %s -> run %s\n", a.id, b.id);
-	printf("\nA trace shape is the set of distinct top-level call trees; the seed\n"
-	       "example's trace-*.txt follow real page faults and vary from boot to\n"
-	       "boot, the scenario-*.txt come from the test module's fixed trees.\n");
+	fprintf(out, "# notrace-matrix: run %s -> run %s\n", a.id, b.id);
+	fprintf(out, "\nA trace shape is the set of distinct top-level call trees; the seed\n"
+		"example's trace-*.txt follow real page faults and vary from boot to\n"
+		"boot, the scenario-*.txt come from the test module's fixed trees.\n");
 	if (p.before_variant)
-		printf("\nVariant %s before, %s after.\n", p.before_variant,
-		       p.after_variant);
+		fprintf(out, "\nVariant %s before, %s after.\n",
+			p.before_variant, p.after_variant);
 	for (i = 0; i < b.nr; i++) {
 		const struct cell_run *n = &b.c[i];
 		const struct cell_run *o = same_cell(&a, n, p.before_variant);
@@ -345,25 +372,32 @@ int cmd_compare(int argc, char **argv)
 		if (!in_side(n, p.after_variant))
 			continue;
 		if (!last_cell || strcmp(n->cell, last_cell))
-			printf("\n## %s\n", n->cell);
+			fprintf(out, "\n## %s\n", n->cell);
 		last_cell = n->cell;
 		shown++;
 		if (!o)
-			printf("\n### %s, %s\n\n- only in the later run: %s\n",
-			       n->cell, n->variant, n->status);
+			fprintf(out, "\n### %s, %s\n\n- only in the later run: %s\n",
+				n->cell, n->variant, n->status);
 		else
-			regressed += compare_cell(o, n, names, nnames);
+			regressed += compare_cell(o, n, names, nnames, out,
+						  regs);
 	}
 	for (i = 0; i < a.nr; i++)
 		if (in_side(&a.c[i], p.before_variant) &&
 		    !same_cell(&b, &a.c[i], p.after_variant))
-			printf("\n- %s %s only in the earlier run (%s)\n",
-			       a.c[i].cell, a.c[i].variant, a.c[i].status);
+			fprintf(out, "\n- %s %s only in the earlier run (%s)\n",
+				a.c[i].cell, a.c[i].variant, a.c[i].status);
 	if (!shown)
-		printf("\nNo cell of the later run to compare.\n");
-	printf("\n%d regression(s)\n", regressed);
+		fprintf(out, "\nNo cell of the later run to compare.\n");
+	fprintf(out, "\n%d regression(s)\n", regressed);
 	free(names);
 	run_free(&a);
 	run_free(&b);
+	if (out != stdout)
+		fclose(out);
 	return regressed ? EXIT_FAIL : EXIT_PASS;
+infra:
+	if (out != stdout)
+		fclose(out);
+	return EXIT_INFRA;
 }

@@ -876,6 +876,19 @@ static void environment(FILE *f, const struct run *run)
 	fputs("</table>\n", f);
 }
 
+/* A run of --patches: its before/after, and which patch (--bisect RUN_ID). */
+static void patches_links(FILE *f, const struct run *run)
+{
+	if (!run_has_file(run, "patches/series"))
+		return;
+	fputs(" The patches' effect per architecture: <a href=\"patches-compare.md\">patches-compare.md</a>",
+	      f);
+	if (run_has_file(run, "bisect.md"))
+		fputs("; which patch broke each regression: <a href=\"bisect.md\">bisect.md</a>",
+		      f);
+	fputs(".", f);
+}
+
 int report_html(const struct run *run, const struct run *base, FILE *f)
 {
 	int i, pass = 0;
@@ -895,6 +908,7 @@ int report_html(const struct run *run, const struct run *base, FILE *f)
 		put_html(f, base->id);
 		fputs("</code>: regressions are outlined in red, fixes in green.", f);
 	}
+	patches_links(f, run);
 	fputs("</p>\n<h2>Verdicts</h2>\n<p>Worst rows first. Each FAIL and xfail links to its log excerpt; <i>xfail</i> is a failure FINDINGS.md expects.</p>\n",
 	      f);
 	grid(f, run, base);

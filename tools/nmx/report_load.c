@@ -6,6 +6,7 @@
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "console.h"
@@ -539,4 +540,12 @@ void put_html(FILE *f, const char *s)
 void put_xml(FILE *f, const char *s)
 {
 	put_html(f, s);
+}
+
+int run_has_file(const struct run *run, const char *name)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/%s", run->dir, name);
+	return !access(path, F_OK);
 }

@@ -77,6 +77,10 @@ int report_md(const struct run *run, const struct run *base, FILE *f)
 		run->id, pass, run->nr);
 	if (base)
 		fprintf(f, "Compared with run %s.\n\n", base->id);
+	if (run_has_file(run, "patches/series"))
+		fprintf(f, "The patches' effect per architecture: patches-compare.md%s.\n\n",
+			run_has_file(run, "bisect.md") ?
+			"; which patch broke each regression: bisect.md" : "");
 	md_environment(f, run);
 	fputs("| cell | variant | status | pass | fail | xfail | skip | reason |\n", f);
 	fputs("|---|---|---|---|---|---|---|---|\n", f);

@@ -331,9 +331,44 @@ int cmd_result(int argc, char **argv)
  * says nothing of it -- no result, a tree that does not take the series or
  * does not build, a machine that failed, a boot that ended before the
  * scenario ran, a skip. A step that cannot be judged must never be taken
- * for a bad commit.
+ * for a bad commit. S may also be @build or @boot: the cell as a whole
+ * (cell_step()).
  */
 enum { STEP_GOOD = 0, STEP_BAD = 1, STEP_SKIP = 125 };
+
+static int status_in(const char *status, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(status, *list))
+			return 1;
+	return 0;
+}
+
+/*
+ * The cell as a whole, for a cell that stopped before its subtests ran
+ * (nmx compare -r names these): @build, did the kernel and the guest
+ * build; @boot, did the guest run to its last line. What comes before
+ * the stage asked about (a series that does not apply, the machine) says
+ * nothing of it.
+ */
+static int cell_step(const char *scenario, const char *status)
+{
+	static const char *const booted[] = { "PASS", "TEST_FAIL", "SKIP", NULL };
+	static const char *const stopped[] = { "BOOT_FAIL", "TIMEOUT", NULL };
+
+	if (!strcmp(scenario, "@build")) {
+		if (!strcmp(status, "BUILD_FAIL"))
+			return STEP_BAD;
+		return status_in(status, booted) || status_in(status, stopped) ?
+		       STEP_GOOD : STEP_SKIP;
+	}
+	if (!strcmp(scenario, "@boot")) {
+		if (status_in(status, stopped))
+			return STEP_BAD;
+		return status_in(status, booted) ? STEP_GOOD : STEP_SKIP;
+	}
+	return STEP_SKIP;
+}
 
 int cmd_step_verdict(int argc, char **argv)
 {
@@ -362,6 +397,14 @@ int cmd_step_verdict(int argc, char **argv)
 		return STEP_SKIP;
 	}
 	status = json_string_value(json_object_get(r, "status")) ?: "?";
+	if (*scenario == '@') {
+		ret = cell_step(scenario, status);
+		printf("%s: %s (cell %s: %s)\n", ret == STEP_GOOD ? "good" :
+		       ret == STEP_BAD ? "bad" : "skip", scenario, status,
+		       json_string_value(json_object_get(r, "reason")) ?: "");
+		json_decref(r);
+		return ret;
+	}
 	tests = json_object_get(r, "subtests");
 	for (k = 0; k < json_array_size(tests); k++) {
 		json_t *t = json_array_get(tests, k);
