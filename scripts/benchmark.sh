@@ -7,6 +7,7 @@
 #   scripts/benchmark.sh [--cold] [--one-file] [--one-file-reuse] [--rerun] [-- matrix.sh selection]
 #   scripts/benchmark.sh --row MODE WALL_SECONDS RUN_DIR
 #   scripts/benchmark.sh --scale
+#   scripts/benchmark.sh --bisect-series DIR [-- matrix.sh selection]
 #   scripts/benchmark.sh --typical [EARLIER.tsv] RUN_DIR... >benchmarks/typical-seconds.tsv
 #
 # Default: --one-file --one-file-reuse --rerun on the default run; options
@@ -32,6 +33,10 @@
 #             meta.tsv of these runs (first runs on an empty cache; a later
 #             run's figure for the same cell and stage wins), after the
 #             tree-variant rows of an earlier table if one is given.
+# --bisect-series DIR  a --patches run of DIR (a series with one
+#             regressing patch, e.g. benchmarks/bisect-series/linux-6.1)
+#             and ./matrix.sh --bisect of it, against one --patches run per
+#             patch (what finding it by hand costs).
 # --row       the figures.tsv row of a run measured some other way (a cold
 #             .ci/run from a fresh clone: its end-to-end run's directory,
 #             and the wall seconds of the whole .ci/run), appended.
@@ -225,6 +230,38 @@ one_file_clone() { # dir comment|code tag
 	return 0
 }
 
+# bisect_series DIR: a --patches run of DIR's series on the selection,
+# then ./matrix.sh --bisect of that run; both timed, the bisection beside
+# what finding the patch by hand costs (a --patches run per prefix of the
+# series: the patches run's wall time, once per patch).
+bisect_series() {
+	local t0 t1 t2 rc=0 brc=0 run n steps boots cpu
+	n=$(find "$1" -maxdepth 1 -name '*.patch' | wc -l)
+	t0=$(date +%s)
+	"$NMX_TOP/matrix.sh" --no-install --patches "$1" "${SELECTION[@]}" >/dev/null 2>&1 || rc=$?
+	t1=$(date +%s)
+	run=$(readlink -f "$NMX_RESULTS/latest")
+	figures_row "$NMX_TOP" "patches $n${SELECTION[*]:+ ${SELECTION[*]}}" $((t1 - t0)) "$run" >>"$FIGURES_TSV"
+	"$NMX_TOP/matrix.sh" --bisect "$(basename "$run")" >/dev/null 2>&1 || brc=$?
+	t2=$(date +%s)
+	steps=$(cat "$run"/bisect/*/steps.tsv 2>/dev/null | wc -l)
+	boots=0
+	for f in "$run"/bisect/*/steps/*/*/*/stages.tsv; do
+		grep -q '^boot	' "$f" 2>/dev/null || continue
+		grep -q '^boot_reused_from' "${f%/*}/meta.tsv" || boots=$((boots + 1))
+	done
+	cpu=$(cat "$run"/bisect/*/steps/*/*/*/meta.tsv 2>/dev/null |
+		awk -F'\t' '$1 == "kernel_cpu_seconds" { s += $2 } END { printf "%.0f\n", s }')
+	printf '%s\t%s\t%s\t%d\t%.0f\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%d)" \
+		"$(git -C "$NMX_TOP" rev-parse --short HEAD)" \
+		"bisect $n${SELECTION[*]:+ ${SELECTION[*]}}" $((t2 - t1)) "$((cpu / $(nproc)))" - - \
+		"$(basename "$run")" >>"$FIGURES_TSV"
+	printf '| %s | --patches of %d patches, exit %d, then --bisect, exit %d%s | %dm%02ds + %dm%02ds | %d steps, %d boots (the rest judged from a boot before); by hand, one --patches run per patch: about %dm |\n' \
+		"$(date -u +%Y-%m-%d)" "$n" "$rc" "$brc" "${SELECTION[*]:+ (${SELECTION[*]})}" \
+		$(((t1 - t0) / 60)) $(((t1 - t0) % 60)) $(((t2 - t1) / 60)) $(((t2 - t1) % 60)) \
+		"$steps" "$boots" $((n * (t1 - t0) / 60))
+}
+
 main() {
 	local figures=$NMX_TOP/benchmarks/figures.md modes=() scratch top
 	SELECTION=()
@@ -245,6 +282,14 @@ main() {
 	fi
 	if [ "${modes[0]}" = --scale ]; then
 		scale_table
+		return
+	fi
+	if [ "${modes[0]}" = --bisect-series ]; then
+		if [ ${#modes[@]} -ne 2 ] || [ ! -d "${modes[1]}" ]; then
+			echo "usage: $0 --bisect-series DIR [-- matrix.sh selection] (DIR: a series with one regressing patch)" >&2
+			exit 2
+		fi
+		bisect_series "${modes[1]}" | tee -a "$figures"
 		return
 	fi
 	if [ "${modes[0]}" = --row ]; then
