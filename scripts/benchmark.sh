@@ -244,14 +244,14 @@ bisect_series() {
 	figures_row "$NMX_TOP" "patches $n${SELECTION[*]:+ ${SELECTION[*]}}" $((t1 - t0)) "$run" >>"$FIGURES_TSV"
 	"$NMX_TOP/matrix.sh" --bisect "$(basename "$run")" >/dev/null 2>&1 || brc=$?
 	t2=$(date +%s)
-	steps=$(cat "$run"/bisect/*/steps.tsv 2>/dev/null | wc -l)
+	steps=$(cat "$run"/bisect/*/steps.tsv 2>/dev/null | wc -l || true)
 	boots=0
 	for f in "$run"/bisect/*/steps/*/*/*/stages.tsv; do
 		grep -q '^boot	' "$f" 2>/dev/null || continue
 		grep -q '^boot_reused_from' "${f%/*}/meta.tsv" || boots=$((boots + 1))
 	done
 	cpu=$(cat "$run"/bisect/*/steps/*/*/*/meta.tsv 2>/dev/null |
-		awk -F'\t' '$1 == "kernel_cpu_seconds" { s += $2 } END { printf "%.0f\n", s }')
+		awk -F'\t' '$1 == "kernel_cpu_seconds" { s += $2 } END { printf "%.0f\n", s }' || true)
 	printf '%s\t%s\t%s\t%d\t%.0f\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%d)" \
 		"$(git -C "$NMX_TOP" rev-parse --short HEAD)" \
 		"bisect $n${SELECTION[*]:+ ${SELECTION[*]}}" $((t2 - t1)) "$((cpu / $(nproc)))" - - \
