@@ -158,6 +158,8 @@ patches_run() { # "K:what" ...
 	grep -q '| patch 3 of 5, 0003-patch-3.patch: fake: Patch 3 | 1 | bad: pruned_subtree_hidden FAIL' \
 		"$NMX_RESULTS/$RUN_ID/bisect/fake-good-fakeboot-pruned_subtree_hidden/bisect.md"
 	grep -q 'href="bisect.md"' "$NMX_RESULTS/$RUN_ID/report.html"
+	grep -q '<li>Bisection of pruned_subtree_hidden on fakeboot: <b>Culprit, confirmed: patch 3 of 5, 0003-patch-3.patch: fake: Patch 3 fails' \
+		"$NMX_RESULTS/$RUN_ID/report.html"
 	grep -q 'href="patches-compare.md"' "$NMX_RESULTS/$RUN_ID/report.html"
 	# Each step ran the one cell, patched side alone (upstream at step 0).
 	for plan in "$NMX_RESULTS/$RUN_ID"/bisect/*/steps/*/plan.tsv; do

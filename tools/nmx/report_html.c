@@ -889,6 +889,39 @@ static void patches_links(FILE *f, const struct run *run)
 	fputs(".", f);
 }
 
+/*
+ * The conclusions of bisect.md (./matrix.sh --bisect RUN_ID): each
+ * bisection's heading and its bold verdict line, as bisect.sh writes them.
+ */
+static void bisections(FILE *f, const struct run *run)
+{
+	char path[4200], *text, *line, *next;
+
+	snprintf(path, sizeof(path), "%s/bisect.md", run->dir);
+	text = slurp(path, NULL);
+	if (!text)
+		return;
+	fputs("<h2>Which patch broke it</h2>\n<p>From <a href=\"bisect.md\">bisect.md</a>: each regression of the patches bisected over the series, the culprit confirmed against flakes.</p>\n<ul>\n",
+	      f);
+	for (line = text; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!strncmp(line, "## Bisection of ", 16)) {
+			fputs("<li>", f);
+			put_html(f, line + 3);
+			fputs(": ", f);
+		} else if (!strncmp(line, "**", 2) && strlen(line) > 4) {
+			line[strlen(line) - 2] = '\0';
+			fputs("<b>", f);
+			put_html(f, line + 2);
+			fputs("</b></li>\n", f);
+		}
+	}
+	fputs("</ul>\n", f);
+	free(text);
+}
+
 int report_html(const struct run *run, const struct run *base, FILE *f)
 {
 	int i, pass = 0;
@@ -912,6 +945,7 @@ int report_html(const struct run *run, const struct run *base, FILE *f)
 	fputs("</p>\n<h2>Verdicts</h2>\n<p>Worst rows first. Each FAIL and xfail links to its log excerpt; <i>xfail</i> is a failure FINDINGS.md expects.</p>\n",
 	      f);
 	grid(f, run, base);
+	bisections(f, run);
 	fputs("<h2>Failures</h2>\n", f);
 	failures(f, run, 0);
 	fputs("<h2>Expected failures (named in FINDINGS.md)</h2>\n", f);
