@@ -123,8 +123,10 @@ bisect() {
 	git -C "$CLONE" bisect start "$2" "$1" >>"$log" 2>&1
 	# A step's kernel that is byte for byte one booted before (a commit
 	# that changes no built file, a step another bisection made) is
-	# judged from that console; the confirmation below boots afresh.
-	(cd "$CLONE" && git bisect run "${STEP[@]}" --reuse-boots) >>"$log" 2>&1 || rc=$?
+	# judged from that console; in --bisect RUN_ID a commit another
+	# scenario's bisection stepped is judged from that step's run (MEMO).
+	# The confirmation below boots afresh.
+	(cd "$CLONE" && git bisect run "${STEP[@]}" --reuse-boots "${MEMO[@]}") >>"$log" 2>&1 || rc=$?
 	git -C "$CLONE" bisect log >"$OUT/git-bisect.log" 2>&1 || true
 	culprit=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' "$log" | head -n 1)
 	git -C "$CLONE" bisect reset >>"$log" 2>&1 || true
@@ -171,6 +173,7 @@ bisect_history() {
 	git clone -q --no-checkout "$dir" "$CLONE"
 	SUBJECT_FORMAT='%h ("%s")'
 	SHARED=''
+	MEMO=()
 	WHAT="Tree: $dir, $2..$3 ($size commits). Each step: the commit with the series of its version,
 cell $CELL booted, $SCENARIO judged (0 good, 1 bad, 125 skipped)."
 	STEP=("$NMX_TOP/scripts/bisect-step.sh" --cell "$CELL" --scenario "$SCENARIO"
@@ -233,6 +236,7 @@ bisect_patches() {
 	all=$(git -C "$CLONE" rev-parse HEAD)
 	SUBJECT_FORMAT='%s'
 	SHARED=$run_dir/bisect/confirmations.tsv
+	MEMO=(--memo "$run_dir/bisect/memo.tsv")
 	rm -rf "$run_dir/bisect"
 	mkdir -p "$run_dir/bisect"
 	progress "bisecting ${#regressions[@]} regression(s) of run ${run_dir##*/} over its $(git -C "$CLONE" rev-list --count "$none..$all") patch(es)"

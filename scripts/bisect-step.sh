@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bisect-step.sh --cell C --scenario S [--patches-on TREE [--series T]]
-#                 [--reuse-boots] [--results DIR] [--log FILE]
+#                 [--reuse-boots] [--memo FILE] [--results DIR] [--log FILE]
 #
 # One step of a bisection, for `git bisect run`: in the kernel checkout it
 # runs in, builds its HEAD as `matrix.sh --tree DIR` does (copied into the
@@ -37,7 +37,7 @@ ABORT=128
 
 main() {
 	local cell='' scenario='' log='' dir commit before after rc=0 verdict code
-	local on='' series='' tv
+	local on='' series='' tv memo='' earlier
 	local -a run=() reuse=()
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -54,6 +54,11 @@ main() {
 			shift 2
 			;;
 		--reuse-boots) reuse=(--reuse-boots); shift ;;
+		--memo)
+			[ $# -ge 2 ] || { err "bisect-step: $1 needs a value"; exit "$ABORT"; }
+			memo=$2
+			shift 2
+			;;
 		*) err "bisect-step: unknown option '$1'"; exit "$ABORT" ;;
 		esac
 	done
@@ -80,6 +85,19 @@ main() {
 			tv+=-upstream
 		fi
 	fi
+	# This commit stepped before for another scenario of the same cell:
+	# that run's console judged for this one, nothing built or booted.
+	earlier=$(awk -F'\t' -v c="$commit" -v cell="$cell" '$1 == c && $2 == cell { print $3; exit }' \
+		"${memo:-/dev/null}" 2>/dev/null || true)
+	if [ -n "$earlier" ]; then
+		code=0
+		verdict=$(nmx step-verdict --cell-dir "$earlier" --scenario "$scenario") || code=$?
+		after=$(basename "$(dirname "$(dirname "$earlier")")")
+		[ -z "$log" ] || printf '%s\t%s\t%s\t%s (the step run for another scenario)\t%s\n' "$commit" \
+			"$code" "$after" "$verdict" "$earlier" >>"$log"
+		progress "bisect step $(git -C "$dir" log -1 --format='%h %s'): $verdict (run $after, made for another scenario)"
+		exit "$code"
+	fi
 	mkdir -p "$NMX_RESULTS"
 	before=$(readlink "$NMX_RESULTS/latest" || true)
 	NMX_RESULTS=$NMX_RESULTS "$NMX_TOP/matrix.sh" --no-install "${run[@]}" \
@@ -95,6 +113,9 @@ main() {
 	fi
 	[ -z "$log" ] || printf '%s\t%s\t%s\t%s\t%s\n' "$commit" "$code" "${after:--}" "$verdict" \
 		"${after:+$NMX_RESULTS/$after/$tv/$cell}" >>"$log"
+	if [ -n "$memo" ] && [ "$code" != 125 ]; then
+		printf '%s\t%s\t%s\n' "$commit" "$cell" "$NMX_RESULTS/$after/$tv/$cell" >>"$memo"
+	fi
 	progress "bisect step $(git -C "$dir" log -1 --format='%h %s'): $verdict"
 	exit "$code"
 }

@@ -188,7 +188,7 @@ patches_run() { # "K:what" ...
 	done
 }
 
-@test "bisect RUN_ID: one patch breaks two scenarios: the second's confirmation judges the first's boots, none twice" {
+@test "bisect RUN_ID: one patch breaks two scenarios: the second bisection judges the first's runs, its confirmation the first's boots, none twice" {
 	patches_run 3:two-failed-subtests.log
 	[ "$status" -eq 1 ]
 	run "$TOP/matrix.sh" --bisect "$RUN_ID" --confirm 2
@@ -200,7 +200,11 @@ patches_run() { # "K:what" ...
 	[ "$(grep -c "a boot of another scenario's confirmation" "$second/steps.tsv")" -eq 4 ]
 	[ "$(grep -c "a boot of another scenario's confirmation" "$second/bisect.md")" -ge 4 ]
 	# Four boots judged again, each once.
-	[ "$(grep "another scenario" "$second/steps.tsv" | cut -f5 | sort -u | wc -l)" -eq 4 ]
+	[ "$(grep "another scenario's confirmation" "$second/steps.tsv" | cut -f5 | sort -u | wc -l)" -eq 4 ]
+	# Its bisection went the first one's way: each step judged from the
+	# first one's run of that commit, nothing built or booted.
+	grep -q 'the step run for another scenario' "$second/steps.tsv"
+	[ ! -e "$second/steps" ]
 }
 
 @test "bisect RUN_ID: a patch that does not build is skipped, not blamed" {
