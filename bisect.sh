@@ -198,7 +198,7 @@ series_repo() {
 		n=$((n + 1))
 		cp "$1/patches/$name" "$repo/"
 		"${git[@]}" add "$name"
-		"${git[@]}" commit -q -m "patch $n of $total, $name: $(sed -n 's/^Subject: \(\[[^]]*\] \)\{0,1\}//p' "$1/patches/$name" | head -n 1)"
+		"${git[@]}" commit -q -m "patch $n of $total, $name: $(patch_subject "$1/patches/$name")"
 	done <"$1/patches/series"
 }
 

@@ -590,13 +590,6 @@ record_patchset() {
 	fi
 }
 
-# The subject of a format-patch file, unfolded, without "[PATCH n/m]".
-patch_subject() {
-	awk '/^Subject: / { s = substr($0, 10); folded = 1; next }
-	     folded && /^[ \t]/ { s = s $0; next }
-	     folded { sub(/^\[[^]]*\] /, "", s); print s; exit }' "$1"
-}
-
 main() {
 	local stage=all last
 	CELL_DIR=

@@ -250,3 +250,10 @@ pristine_clone() {
 	git clone -q --shared --no-checkout "$1" "$2" &&
 		git -C "$2" checkout -q --detach pristine
 }
+
+# The subject of a format-patch file, unfolded, without "[PATCH n/m]".
+patch_subject() {
+	awk '/^Subject: / { s = substr($0, 10); folded = 1; next }
+	     folded && /^[ \t]/ { s = s $0; next }
+	     folded { sub(/^\[[^]]*\] /, "", s); print s; exit }' "$1"
+}

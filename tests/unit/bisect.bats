@@ -133,7 +133,10 @@ patches_run() { # "K:what" ...
 		done
 		{
 			printf 'From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n'
-			printf 'From: A Maintainer <maintainer@example.org>\nSubject: [PATCH %d/5] fake: Patch %d\n\n---\n' "$k" "$k"
+			printf 'From: A Maintainer <maintainer@example.org>\nSubject: [PATCH %d/5] fake: Patch %d\n' "$k" "$k"
+			# A long subject, folded as git format-patch does.
+			[ "$k" != 5 ] || printf ' of a subject folded over two lines\n'
+			printf '\n---\n'
 			case $what in
 			note) printf 'diff --git a/NOTE%d b/NOTE%d\nnew file mode 100644\n--- /dev/null\n+++ b/NOTE%d\n@@ -0,0 +1 @@\n+note\n' "$k" "$k" "$k" ;;
 			broken) printf 'diff --git a/BROKEN b/BROKEN\nnew file mode 100644\n--- /dev/null\n+++ b/BROKEN\n@@ -0,0 +1 @@\n+broken\n' ;;
@@ -158,6 +161,7 @@ patches_run() { # "K:what" ...
 	grep -q '| patch 3 of 5, 0003-patch-3.patch: fake: Patch 3 | 1 | bad: pruned_subtree_hidden FAIL' \
 		"$NMX_RESULTS/$RUN_ID/bisect/fake-good-fakeboot-pruned_subtree_hidden/bisect.md"
 	grep -q 'href="bisect.md"' "$NMX_RESULTS/$RUN_ID/report.html"
+	git -C "$NMX_CACHE/bisect/series" log --all --format=%s | grep -qx 'patch 5 of 5, 0005-patch-5.patch: fake: Patch 5 of a subject folded over two lines'
 	grep -q '<li>Bisection of pruned_subtree_hidden on fakeboot: <b>Culprit, confirmed: patch 3 of 5, 0003-patch-3.patch: fake: Patch 3 fails' \
 		"$NMX_RESULTS/$RUN_ID/report.html"
 	grep -q 'href="patches-compare.md"' "$NMX_RESULTS/$RUN_ID/report.html"
