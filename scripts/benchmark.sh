@@ -246,11 +246,12 @@ bisect_series() {
 	t2=$(date +%s)
 	steps=$(cat "$run"/bisect/*/steps.tsv 2>/dev/null | wc -l || true)
 	boots=0
-	for f in "$run"/bisect/*/steps/*/*/*/stages.tsv; do
+	for f in "$run"/bisect/*/steps/2*/*/*/stages.tsv; do
+		# (steps/latest is a link to one of them)
 		grep -q '^boot	' "$f" 2>/dev/null || continue
 		grep -q '^boot_reused_from' "${f%/*}/meta.tsv" || boots=$((boots + 1))
 	done
-	cpu=$(cat "$run"/bisect/*/steps/*/*/*/meta.tsv 2>/dev/null |
+	cpu=$(cat "$run"/bisect/*/steps/2*/*/*/meta.tsv 2>/dev/null |
 		awk -F'\t' '$1 == "kernel_cpu_seconds" { s += $2 } END { printf "%.0f\n", s }' || true)
 	printf '%s\t%s\t%s\t%d\t%.0f\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%d)" \
 		"$(git -C "$NMX_TOP" rev-parse --short HEAD)" \
