@@ -387,6 +387,18 @@ static void test_depth_limit(void)
 		return;
 	}
 	frames = 1 + count_of(canon, "fgnt_deep{") + count_of(canon, "fgnt_deep;");
+	/*
+	 * The module ended the chain a quarter of the kernel stack before
+	 * its end and the trace still had room: this kernel's stack runs out
+	 * before its return stack, whose limit cannot be reached here.
+	 */
+	if (contains(canon, "fgnt_deep_stack_end") && !suite_trace.bad_line) {
+		printf("# depth-probe: the kernel stack ran low after %d traced frame(s), the return stack had room\n",
+		       frames);
+		ktap_result(1, "notrace_at_ret_stack_limit",
+			    "SKIP the kernel stack runs out before the return stack");
+		return;
+	}
 	printf("# depth-probe: the return stack took %d frame(s) from the root\n",
 	       frames);
 	if (contains(canon, "fgnt_deep_bottom") || frames < 4 ||
