@@ -150,11 +150,17 @@ patches_run() { # "K:what" ...
 	RUN_ID=$(readlink "$NMX_RESULTS/latest")
 }
 
+# matrix.sh --bisect of that run (RUN_ID, or "latest"), confirmed N
+# times; its output and exit in $output, $status.
+bisect_run() { # run N
+	run "$TOP/matrix.sh" --bisect "$1" --confirm "$2"
+	echo "$output"
+}
+
 @test "bisect RUN_ID: the third of five patches breaks a scenario: patch 3, confirmed; bisect.md in the run, linked from its report" {
 	patches_run 3:failed-subtest.log
 	[ "$status" -eq 1 ]
-	run "$TOP/matrix.sh" --bisect "$RUN_ID" --confirm 2
-	echo "$output"
+	bisect_run "$RUN_ID" 2
 	[ "$status" -eq 0 ]
 	[[ "$output" == *'**Culprit, confirmed: patch 3 of 5, 0003-patch-3.patch: fake: Patch 3 fails pruned_subtree_hidden 2 times, patch 2 of 5, 0002-patch-2.patch: fake: Patch 2 passes it 2 times**'* ]]
 	grep -q '^## Bisection of pruned_subtree_hidden on fakeboot' "$NMX_RESULTS/$RUN_ID/bisect.md"
@@ -175,8 +181,7 @@ patches_run() { # "K:what" ...
 @test "bisect RUN_ID: two scenarios of one cell broken by two patches: each its culprit; the second bisection reuses the first's boots" {
 	patches_run 2:failed-subtest.log 4:two-failed-subtests.log
 	[ "$status" -eq 1 ]
-	run "$TOP/matrix.sh" --bisect "$RUN_ID" --confirm 2
-	echo "$output"
+	bisect_run "$RUN_ID" 2
 	[ "$status" -eq 0 ]
 	[[ "$output" == *'Culprit, confirmed: patch 2 of 5, 0002-patch-2.patch: fake: Patch 2 fails pruned_subtree_hidden 2 times'* ]]
 	[[ "$output" == *'Culprit, confirmed: patch 4 of 5, 0004-patch-4.patch: fake: Patch 4 fails pruned_tracing_resumes_at_sibling 2 times'* ]]
@@ -186,7 +191,7 @@ patches_run() { # "K:what" ...
 		tail -n 4 "$f" | cut -f5 >"$SCRATCH/confirmations"
 		[ "$(wc -l <"$SCRATCH/confirmations")" -eq 4 ]
 		while read -r dir; do
-			grep -q '^status' "$dir/meta.tsv" || grep -q . "$dir/meta.tsv"
+			[ -s "$dir/meta.tsv" ]
 			! grep -q boot_reused_from "$dir/meta.tsv" || false
 		done <"$SCRATCH/confirmations"
 	done
@@ -195,8 +200,7 @@ patches_run() { # "K:what" ...
 @test "bisect RUN_ID: one patch breaks two scenarios: the second bisection judges the first's runs, its confirmation the first's boots, none twice" {
 	patches_run 3:two-failed-subtests.log
 	[ "$status" -eq 1 ]
-	run "$TOP/matrix.sh" --bisect "$RUN_ID" --confirm 2
-	echo "$output"
+	bisect_run "$RUN_ID" 2
 	[ "$status" -eq 0 ]
 	[[ "$output" == *'Culprit, confirmed: patch 3 of 5, 0003-patch-3.patch: fake: Patch 3 fails pruned_subtree_hidden 2 times'* ]]
 	[[ "$output" == *'Culprit, confirmed: patch 3 of 5, 0003-patch-3.patch: fake: Patch 3 fails pruned_tracing_resumes_at_sibling 2 times'* ]]
@@ -214,8 +218,7 @@ patches_run() { # "K:what" ...
 @test "bisect RUN_ID: a patch that does not build is skipped, not blamed" {
 	patches_run 2:broken 3:fixed 4:failed-subtest.log
 	[ "$status" -eq 1 ]
-	run "$TOP/matrix.sh" --bisect latest --confirm 1
-	echo "$output"
+	bisect_run latest 1
 	[ "$status" -eq 0 ]
 	[[ "$output" == *'Culprit, confirmed: patch 4 of 5'* ]]
 	! grep -q '0002-patch-2.patch.* | 1 | ' "$NMX_RESULTS/$RUN_ID/bisect.md" || false
@@ -224,8 +227,7 @@ patches_run() { # "K:what" ...
 @test "bisect RUN_ID: a cell that stops early is bisected on @boot" {
 	patches_run 3:panic-before-ktap.log
 	[ "$status" -eq 1 ]
-	run "$TOP/matrix.sh" --bisect "$RUN_ID" --confirm 1
-	echo "$output"
+	bisect_run "$RUN_ID" 1
 	[ "$status" -eq 0 ]
 	[[ "$output" == *'# Bisection of @boot on fakeboot'* ]]
 	[[ "$output" == *'Culprit, confirmed: patch 3 of 5'* ]]
@@ -238,8 +240,7 @@ patches_run() { # "K:what" ...
 	echo 1 >"$NMX_CACHE/fake-qemu-boots"
 	patches_run '3:clean-pass-arm64.log|failed-subtest.log'
 	[ "$status" -eq 1 ]
-	run "$TOP/matrix.sh" --bisect "$RUN_ID" --confirm 2
-	echo "$output"
+	bisect_run "$RUN_ID" 2
 	[ "$status" -eq 1 ]
 	[[ "$output" == *'**Not confirmed: the bisection pointed at patch '* ]]
 }
