@@ -1,4 +1,7 @@
 #!/usr/bin/env bats
+# bisect_run() calls bats's run and prints its $output: ShellCheck takes
+# each @test for a subshell whose $output is another.
+# shellcheck disable=SC2030,SC2031
 # Bisection (bisect.sh, matrix.sh --bisect, scripts/bisect-step.sh) on a
 # git history of the fake tree whose commits change what its kernel
 # "prints" (CONSOLE names a recorded log): which commit broke a scenario,
