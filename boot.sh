@@ -118,14 +118,15 @@ boot_qemu() {
 	mapfile -d '' cmd < <(nmx qemu-cmd --tree "$NMX_TREE" --cell "$NMX_CELL" "${uboot_args[@]}" \
 		"${kernel_args[@]}" --accel "$accel" --log "$cell_dir/boot.log")
 	[ "${#cmd[@]}" -gt 0 ] || exit 2
-	printf '# boot (QEMU is killed after %ss); the log is %s\n' \
+	printf '# boot (QEMU is stopped after %ss, or once the kernel panicked); the log is %s\n' \
 		"$NMX_BOOT_TIMEOUT" "$cell_dir/boot.log" >>"$cell_dir/reproduce.sh"
 	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot with $accel$through, timeout ${NMX_BOOT_TIMEOUT}s$(last_boot)"
-	# --foreground: QEMU stays in the cell's process group, so that a
-	# run's SIGTERM (matrix.sh stops a cell by its group) reaches it.
+	# nmx guard keeps QEMU in the cell's process group, so that a run's
+	# SIGTERM (matrix.sh stops a cell by its group) reaches it.
 	recorded --log "$cell_dir/qemu.log" --may-fail "$cell_dir" \
-		timeout --foreground -k 5 "$NMX_BOOT_TIMEOUT" "${cmd[@]}" || rc=$?
-	# 124: timeout sent TERM; 137: it had to KILL.
+		"$NMX_BIN" guard --log "$cell_dir/boot.log" --timeout "$NMX_BOOT_TIMEOUT" -- \
+		"${cmd[@]}" || rc=$?
+	# 124: the time ran out; 137: QEMU had to be killed.
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		timed_out=(--timed-out)
 	fi

@@ -68,6 +68,8 @@ int cmd_console_ended(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+/* guard.c */
+int cmd_guard(int argc, char **argv);
 /* estimate.c */
 int cmd_estimate(int argc, char **argv);
 /* upstream.c */

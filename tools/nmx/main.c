@@ -127,6 +127,11 @@ static const struct command commands[] = {
 "console-ended --log BOOT_LOG\n"
 "        exit 0 if the console ran to the guest's final marker, 1 if not (a boot\n"
 "        may be reused only then)\n" },
+	{ "guard", cmd_guard, 0,
+"guard --log BOOT_LOG --timeout SECS [--grace SECS] -- COMMAND [ARG]...\n"
+"        run a boot: stopped after SECS (exit 124, 137 if it had to be killed, as\n"
+"        timeout -k 5), or GRACE s (default 15) after BOOT_LOG shows the kernel's\n"
+"        panic (exit: the command's own, once stopped); otherwise its own exit\n" },
 	{ "step-verdict", cmd_step_verdict, 0,
 "step-verdict --cell-dir DIR --scenario S\n"
 "        a bisection step's verdict on scenario S from DIR/result.json, as git bisect\n"
