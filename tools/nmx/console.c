@@ -10,6 +10,7 @@
 
 #include "console.h"
 #include "kernel_reports.h"
+#include "status.h"
 
 /*
  * Inside an NMX-FILE frame the guest prints a file it read: a
@@ -210,7 +211,7 @@ static void decide(struct verdict *v, int timed_out)
 
 	/* What the host could not do says nothing of the kernel. */
 	if (v->read_failed || v->write_failed) {
-		v->status = "INFRA_FAIL";
+		v->status = status_name(ST_INFRA_FAIL);
 		if (v->read_failed)
 			set_reason(v, "cannot read the console: %s", v->read_failed);
 		else
@@ -220,19 +221,19 @@ static void decide(struct verdict *v, int timed_out)
 		return;
 	}
 	if (v->frame_error) {
-		v->status = v->ktap_seen ? "TEST_FAIL" : "BOOT_FAIL";
+		v->status = status_name(v->ktap_seen ? ST_TEST_FAIL : ST_BOOT_FAIL);
 		set_reason(v, "console frames refused: %s%s%s", v->frame_error,
 			   kc ? "; " : "", kc ? kc : "");
 		return;
 	}
 	if (v->bail_out) {
-		v->status = "TEST_FAIL";
+		v->status = status_name(ST_TEST_FAIL);
 		set_reason(v, "the guest bailed out: \"%.300s\"%s%s",
 			   v->bail_reason, kc ? "; " : "", kc ? kc : "");
 		return;
 	}
 	if (!v->ktap_seen) {
-		v->status = timed_out ? "TIMEOUT" : "BOOT_FAIL";
+		v->status = status_name(timed_out ? ST_TIMEOUT : ST_BOOT_FAIL);
 		if (v->no_init)
 			set_reason(v, "init did not start: %s", v->no_init);
 		else if (kc)
@@ -246,7 +247,7 @@ static void decide(struct verdict *v, int timed_out)
 		return;
 	}
 	if (v->planned < 0 || (int)v->nr_tests < v->planned) {
-		v->status = timed_out ? "TIMEOUT" : "TEST_FAIL";
+		v->status = status_name(timed_out ? ST_TIMEOUT : ST_TEST_FAIL);
 		if (v->planned < 0)
 			set_reason(v, "KTAP output has no plan line%s%s",
 				   kc ? "; " : "", kc ? kc : "");
@@ -258,7 +259,7 @@ static void decide(struct verdict *v, int timed_out)
 		return;
 	}
 	if (v->malformed || (int)v->nr_tests > v->planned) {
-		v->status = "TEST_FAIL";
+		v->status = status_name(ST_TEST_FAIL);
 		set_reason(v, "KTAP results malformed, out of order, duplicated or beyond the plan");
 		return;
 	}
@@ -279,24 +280,24 @@ static void decide(struct verdict *v, int timed_out)
 				sizeof(failed) - strlen(failed) - 1);
 	}
 	if (kc) {
-		v->status = "TEST_FAIL";
+		v->status = status_name(ST_TEST_FAIL);
 		set_reason(v, "%s%s%s", kc, *failed ? "; failed: " : "", failed);
 		return;
 	}
 	if (*failed) {
-		v->status = "TEST_FAIL";
+		v->status = status_name(ST_TEST_FAIL);
 		set_reason(v, "failed: %s", failed);
 		return;
 	}
 	if (v->nr_markers > 1) {
-		v->status = "TEST_FAIL";
+		v->status = status_name(ST_TEST_FAIL);
 		set_reason(v, "%d final markers: the guest must print exactly one",
 			   v->nr_markers);
 		return;
 	}
 	/* With expected failures the guest ends with its FAIL marker. */
 	if (!(v->nr_xfail ? v->fail_marker : v->marker)) {
-		v->status = "TEST_FAIL";
+		v->status = status_name(ST_TEST_FAIL);
 		if (v->fail_marker)
 			set_reason(v, "all tests ok, but the guest printed '%s'",
 				   NMX_FAIL_MARKER);
@@ -306,24 +307,24 @@ static void decide(struct verdict *v, int timed_out)
 		return;
 	}
 	if (v->after_marker) {
-		v->status = "TEST_FAIL";
+		v->status = status_name(ST_TEST_FAIL);
 		set_reason(v, "output after the final marker: \"%.300s\"",
 			   v->after_marker);
 		return;
 	}
 	if (timed_out) {
-		v->status = "TIMEOUT";
+		v->status = status_name(ST_TIMEOUT);
 		set_reason(v, "guest passed but QEMU did not exit (power-off failed?)");
 		return;
 	}
 	if (skipped == v->nr_tests) {
 		/* A plan of 0, or every subtest skipped: nothing was proved. */
-		v->status = "SKIP";
+		v->status = status_name(ST_SKIP);
 		set_reason(v, "no subtest ran: %zu of %zu skipped", skipped,
 			   v->nr_tests);
 		return;
 	}
-	v->status = "PASS";
+	v->status = status_name(ST_PASS);
 	if (v->nr_xfail)
 		set_reason(v, "%zu tests ok, %d expected failure(s) named in FINDINGS.md",
 			   v->nr_tests - v->nr_xfail, v->nr_xfail);

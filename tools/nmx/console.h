@@ -42,7 +42,7 @@ struct xfails {
 };
 
 struct verdict {
-	const char *status;	/* PASS SKIP TEST_FAIL BOOT_FAIL TIMEOUT */
+	const char *status;	/* status_name(): PASS SKIP TEST_FAIL BOOT_FAIL TIMEOUT */
 	char reason[1024];
 	int ktap_seen;
 	int planned;		/* -1 until a plan line is seen */

@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "console.h"
 #include "report.h"
+#include "status.h"
 
 
 /* Written to a temporary name first: a reader never sees half a report. */
@@ -269,13 +270,13 @@ static int compare_cell(const struct cell_run *o, const struct cell_run *n,
 	 * A cell that stopped early is bisected on how far it got: through
 	 * the build (@build), to the guest's last line (@boot).
 	 */
-	if (nr_not_run && regs && strcmp(n->status, "PASS"))
+	if (nr_not_run && regs && !status_is(n->status, ST_PASS))
 		fprintf(regs, "%s\t%s\t%s\t%s\t%s\n", n->tree, n->cell,
-			!strcmp(n->status, "BUILD_FAIL") ? "@build" : "@boot",
+			status_is(n->status, ST_BUILD_FAIL) ? "@build" : "@boot",
 			o->status, n->status);
 	if (nr_not_run) {
 		fprintf(out, "- %s: %d subtest(s) no longer run (%s):%s\n",
-		        strcmp(n->status, "PASS") ? "REGRESSED" : "changed",
+		        !status_is(n->status, ST_PASS) ? "REGRESSED" : "changed",
 		       nr_not_run, n->status, not_run);
 		printed++;
 		free(not_run);

@@ -10,6 +10,7 @@
 #include "console.h"
 #include "report.h"
 #include "fgraph.h"
+#include "status.h"
 
 static const char css[] =
 	"body{font:14px/1.4 sans-serif;margin:1.5em;color:#111;max-width:1400px}\n"
@@ -42,14 +43,13 @@ static const char *missing_text(const struct cell_run *c)
 {
 	const char *s = c->status;
 
-	if (!strcmp(s, "BUILD_FAIL") || !strcmp(s, "CONFIG_FAIL") ||
-	    !strcmp(s, "PATCH_FAIL"))
+	if (status_in_class(s, SC_NOT_BUILT))
 		return "not built";
-	if (!strcmp(s, "TIMEOUT"))
+	if (status_is(s, ST_TIMEOUT))
 		return "timeout";
-	if (!strcmp(s, "BOOT_FAIL"))
+	if (status_is(s, ST_BOOT_FAIL))
 		return "no boot";
-	if (!strcmp(s, "INFRA_FAIL") || !strcmp(s, "ERROR"))
+	if (status_in_class(s, SC_ERROR))
 		return "error";
 	return "not run";
 }
@@ -139,7 +139,7 @@ static void grid(FILE *f, const struct run *run, const struct run *base)
 	fputs("</tr>\n<tr><th>cell status</th>", f);
 	for (i = 0; i < run->nr; i++) {
 		const struct cell_run *c = &run->c[i];
-		int ok = !strcmp(c->status, "PASS");
+		int ok = status_is(c->status, ST_PASS);
 
 		fprintf(f, "<td class=\"v %s\" title=\"", ok ? "pass" : "fail");
 		put_html(f, c->reason);
@@ -227,7 +227,7 @@ static void failures(FILE *f, const struct run *run, int want_xfail)
 		const struct cell_run *c = &run->c[i];
 		int shown = 0;
 
-		if (!want_xfail && strcmp(c->status, "PASS")) {
+		if (!want_xfail && !status_is(c->status, ST_PASS)) {
 			fprintf(f, "<h3 id=\"cell-%d\">", i);
 			put_html(f, c->cell);
 			fputs(" &middot; ", f);
@@ -237,7 +237,7 @@ static void failures(FILE *f, const struct run *run, int want_xfail)
 			fputs("</h3>\n<p>", f);
 			put_html(f, c->reason);
 			fputs("</p>\n", f);
-			if (!cell_booted(c) || strcmp(c->status, "TEST_FAIL"))
+			if (!cell_booted(c) || !status_is(c->status, ST_TEST_FAIL))
 				excerpt_block(f, c, NULL);
 			shown = any = 1;
 		}
@@ -927,7 +927,7 @@ int report_html(const struct run *run, const struct run *base, FILE *f)
 	int i, pass = 0;
 
 	for (i = 0; i < run->nr; i++)
-		pass += !strcmp(run->c[i].status, "PASS");
+		pass += status_is(run->c[i].status, ST_PASS);
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>notrace-matrix run ",
 	      f);
 	put_html(f, run->id);

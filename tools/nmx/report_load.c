@@ -14,6 +14,7 @@
 #include "rundir.h"
 #include "fgraph.h"
 #include "protocol.h"
+#include "status.h"
 
 char *slurp(const char *path, size_t *len)
 {
@@ -160,10 +161,10 @@ int run_load(struct run *run, const char *dir)
 		if (!c->r || !json_is_object(c->r)) {
 			json_decref(c->r);
 			c->r = json_object();
-			c->status = "ERROR";
+			c->status = status_name(ST_ERROR);
 			c->reason = "result.json missing or unreadable: the harness stopped before it was written";
 		} else {
-			c->status = str_or(c->r, "status", "ERROR");
+			c->status = str_or(c->r, "status", status_name(ST_ERROR));
 			c->reason = str_or(c->r, "reason", "");
 		}
 		c->env = json_object_get(c->r, "environment");

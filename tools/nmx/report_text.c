@@ -8,13 +8,14 @@
 
 #include "console.h"
 #include "report.h"
+#include "status.h"
 
 #define KCIDB_ORIGIN "notrace_matrix"
 #define KCIDB_EXCERPT_MAX 16000
 
 static int cell_failed_before_tests(const struct cell_run *c)
 {
-	return strcmp(c->status, "PASS") && strcmp(c->status, "TEST_FAIL");
+	return !status_is(c->status, ST_PASS) && !status_is(c->status, ST_TEST_FAIL);
 }
 
 static void md_text(FILE *f, const char *s)
@@ -72,7 +73,7 @@ int report_md(const struct run *run, const struct run *base, FILE *f)
 	int i, s, pass = 0, shown = 0;
 
 	for (i = 0; i < run->nr; i++)
-		pass += !strcmp(run->c[i].status, "PASS");
+		pass += status_is(run->c[i].status, ST_PASS);
 	fprintf(f, "## notrace-matrix run %s: %d of %d cell-variants passed\n\n",
 		run->id, pass, run->nr);
 	if (base)
@@ -306,13 +307,12 @@ static void junit_stage(FILE *f, const struct cell_run *c, const char *name,
 
 static int is_build_status(const char *s)
 {
-	return !strcmp(s, "BUILD_FAIL") || !strcmp(s, "CONFIG_FAIL") ||
-	       !strcmp(s, "PATCH_FAIL");
+	return status_in_class(s, SC_NOT_BUILT);
 }
 
 static int is_error_status(const char *s)
 {
-	return !strcmp(s, "INFRA_FAIL") || !strcmp(s, "ERROR");
+	return status_in_class(s, SC_ERROR);
 }
 
 struct junit_counts {
@@ -334,9 +334,7 @@ static int cell_built(const struct cell_run *c)
 /* The boot testcase fails (or errs) when the cell built but did not boot. */
 static int boot_failed(const struct cell_run *c)
 {
-	return cell_built(c) && (!strcmp(c->status, "BOOT_FAIL") ||
-				 !strcmp(c->status, "TIMEOUT") ||
-				 is_error_status(c->status));
+	return cell_built(c) && status_in_class(c->status, SC_STOPPED | SC_ERROR);
 }
 
 static struct junit_counts suite_counts(const struct run *run,
@@ -502,7 +500,7 @@ static const char *kcidb_test_status(const struct cell_run *c,
 			return "SKIP";
 		return "FAIL";	/* FAIL, XPASS, and XFAIL (see misc) */
 	}
-	if (!strcmp(c->status, "TIMEOUT") || cell_never_reported(c))
+	if (status_is(c->status, ST_TIMEOUT) || cell_never_reported(c))
 		return "MISS";
 	if (is_error_status(c->status))
 		return "ERROR";
@@ -595,7 +593,7 @@ int report_kcidb(const struct run *run, FILE *f)
 		json_object_set_new(misc, "series", patches);
 		json_object_set_new(co, "misc", misc);
 		json_object_set_new(co, "valid",
-				    json_boolean(strcmp(c->status, "PATCH_FAIL")));
+				    json_boolean(!status_is(c->status, ST_PATCH_FAIL)));
 		json_array_append_new(checkouts, co);
 	}
 
@@ -643,9 +641,9 @@ int report_kcidb(const struct run *run, FILE *f)
 		/* The boot itself, then one test per scenario. */
 		{
 			json_t *t = json_object();
-			const char *st = !strcmp(c->status, "TIMEOUT") ? "MISS" :
+			const char *st = status_is(c->status, ST_TIMEOUT) ? "MISS" :
 					 is_error_status(c->status) ? "ERROR" :
-					 !strcmp(c->status, "BOOT_FAIL") ? "FAIL" :
+					 status_is(c->status, ST_BOOT_FAIL) ? "FAIL" :
 					 "PASS";
 
 			snprintf(id, sizeof(id), "%s:boot", build_id);

@@ -17,6 +17,7 @@
 #include "console.h"
 #include "report.h"
 #include "rundir.h"
+#include "status.h"
 
 /* ---- judge ------------------------------------------------------------ */
 
@@ -114,10 +115,10 @@ int cmd_judge(int argc, char **argv)
 	xfails_free(&xfail);
 	j = verdict_json(&v);
 	snprintf(path, sizeof(path), "%s/verdict.json", out);
-	if (!strcmp(v.status, "INFRA_FAIL"))
+	if (status_is(v.status, ST_INFRA_FAIL))
 		fprintf(stderr, "nmx judge: %s: %s\n", log, v.reason);
-	ret = write_json(j, path) || !strcmp(v.status, "INFRA_FAIL") ?
-	      EXIT_INFRA : strcmp(v.status, "PASS") ? EXIT_FAIL : EXIT_PASS;
+	ret = write_json(j, path) || status_is(v.status, ST_INFRA_FAIL) ?
+	      EXIT_INFRA : status_is(v.status, ST_PASS) ? EXIT_PASS : EXIT_FAIL;
 	printf("%s: %s\n", v.status, v.reason);
 	json_decref(j);
 	verdict_free(&v);
@@ -275,10 +276,10 @@ int cmd_result(int argc, char **argv)
 		status = json_string_value(json_object_get(verdict, "status"));
 		reason = json_string_value(json_object_get(verdict, "reason"));
 	} else if (json_array_size(w.stages)) {
-		status = "INFRA_FAIL";
+		status = status_name(ST_INFRA_FAIL);
 		reason = "no verdict: the boot stage did not finish";
 	} else {
-		status = "INFRA_FAIL";
+		status = status_name(ST_INFRA_FAIL);
 		reason = "no stage ran";
 	}
 	json_object_set_new(r, "status", json_string(status ? status : "?"));
@@ -336,14 +337,6 @@ int cmd_result(int argc, char **argv)
  */
 enum { STEP_GOOD = 0, STEP_BAD = 1, STEP_SKIP = 125 };
 
-static int status_in(const char *status, const char *const *list)
-{
-	for (; *list; list++)
-		if (!strcmp(status, *list))
-			return 1;
-	return 0;
-}
-
 /*
  * The cell as a whole, for a cell that stopped before its subtests ran
  * (nmx compare -r names these): @build, did the kernel and the guest
@@ -353,19 +346,16 @@ static int status_in(const char *status, const char *const *list)
  */
 static int cell_step(const char *scenario, const char *status)
 {
-	static const char *const booted[] = { "PASS", "TEST_FAIL", "SKIP", NULL };
-	static const char *const stopped[] = { "BOOT_FAIL", "TIMEOUT", NULL };
-
 	if (!strcmp(scenario, "@build")) {
-		if (!strcmp(status, "BUILD_FAIL"))
+		if (status_is(status, ST_BUILD_FAIL))
 			return STEP_BAD;
-		return status_in(status, booted) || status_in(status, stopped) ?
+		return status_in_class(status, SC_BOOTED | SC_STOPPED) ?
 		       STEP_GOOD : STEP_SKIP;
 	}
 	if (!strcmp(scenario, "@boot")) {
-		if (status_in(status, stopped))
+		if (status_in_class(status, SC_STOPPED))
 			return STEP_BAD;
-		return status_in(status, booted) ? STEP_GOOD : STEP_SKIP;
+		return status_in_class(status, SC_BOOTED) ? STEP_GOOD : STEP_SKIP;
 	}
 	return STEP_SKIP;
 }
@@ -580,10 +570,10 @@ int cmd_summary(int argc, char **argv)
 
 			fprintf(out, "%-20.*s %-14s %-11s %5s %6s %5s  %s\n",
 				(int)(slash - cells.v[i]), cells.v[i], slash + 1,
-				"INFRA_FAIL", "-", "-", "-",
+				status_name(ST_INFRA_FAIL), "-", "-", "-",
 				"no result.json: the cell was not finished");
 			json_array_append_new(jcells, summary_cell(cells.v[i],
-					NULL, "INFRA_FAIL", 0, 0));
+					NULL, status_name(ST_INFRA_FAIL), 0, 0));
 			infra++;
 			continue;
 		}
@@ -591,7 +581,7 @@ int cmd_summary(int argc, char **argv)
 		if (!r) {
 			fprintf(out, "%s: unreadable: %s\n", result, jerr.text);
 			json_array_append_new(jcells, summary_cell(cells.v[i],
-					NULL, "INFRA_FAIL", 0, 0));
+					NULL, status_name(ST_INFRA_FAIL), 0, 0));
 			infra++;
 			continue;
 		}
@@ -617,13 +607,13 @@ int cmd_summary(int argc, char **argv)
 			json_number_value(json_object_get(secs, "boot")),
 			json_string_value(json_object_get(r, "reason")) ?: "");
 		json_array_append_new(jcells, summary_cell(cells.v[i], r,
-							   status ?: "INFRA_FAIL",
+							   status ?: status_name(ST_INFRA_FAIL),
 							   ok, n));
-		if (!status || !strcmp(status, "INFRA_FAIL"))
+		if (!status || status_is(status, ST_INFRA_FAIL))
 			infra++;
-		else if (!strcmp(status, "SKIP"))
+		else if (status_is(status, ST_SKIP))
 			skipped++;	/* not a pass: it proved nothing */
-		else if (strcmp(status, "PASS"))
+		else if (!status_is(status, ST_PASS))
 			failed++;
 		else
 			passed++;

@@ -25,6 +25,7 @@
 #include "matrix.h"
 #include "report.h"
 #include "ydoc.h"
+#include "status.h"
 
 #define MAX_RUNS 16
 
@@ -174,7 +175,7 @@ static int prove_on_cell(const struct up_ctx *x, const struct up_patch *p,
 			 p->num, cell);
 		return -1;
 	}
-	if (strcmp(up->status, "PASS")) {
+	if (!status_is(up->status, ST_PASS)) {
 		snprintf(why, size, "%s: %s is %s in upstream (run %s)", p->num,
 			 cell, up->status, up_run);
 		return -1;
@@ -191,7 +192,7 @@ static int prove_on_cell(const struct up_ctx *x, const struct up_patch *p,
 		const char *s = p->shows.v[i], *r;
 
 		if (!strcmp(s, "boot")) {
-			if (wo && (!strcmp(wo->status, "PASS") || cell_booted(wo))) {
+			if (wo && (status_is(wo->status, ST_PASS) || cell_booted(wo))) {
 				snprintf(why, size, "%s: %s booted to its tests without the fix (%s, run %s)",
 					 p->num, cell, p->without, wo_run);
 				return -1;
