@@ -274,6 +274,19 @@ static inline int fg_is_call(const struct fg_event *e)
 	return e->kind == FG_ENTRY || e->kind == FG_LEAF;
 }
 
+/*
+ * Is event @i an entry whose closing brace is the next event: a call
+ * with no traced callee, printed "name() {" then "}"? The kernel merges
+ * such a call into one leaf line only when its return is the next event
+ * in the ring buffer; an event recorded between them but hidden from the
+ * output (with funcgraph-irqs off, a tick's work from the irqentry text
+ * on) splits it. It is the leaf it looks like.
+ */
+static inline int fg_is_split_leaf(const struct fg_trace *t, int i)
+{
+	return t->ev[i].kind == FG_ENTRY && t->ev[i].end == i + 1;
+}
+
 /* Is event @i inside (a descendant of) a call named @name? */
 static inline int fg_has_ancestor(const struct fg_trace *t, int i,
 				  const char *name)

@@ -215,6 +215,15 @@ int main(int argc, char **argv)
 		      "an unclosed canonical tree is left as it is");
 	}
 
+	/*
+	 * 7.2 mips64el (run 20261206T164803Z, notrace_leaf): fgnt_after()
+	 * printed as an entry and a brace, a tick's hidden work between.
+	 */
+	t = load(dir, "mips64el-split-leaf-7.2.txt", 0);
+	check(!t.bad_line && t.nr == 5 && fg_is_split_leaf(&t, 2) &&
+	      !fg_is_split_leaf(&t, 0) && !fg_is_split_leaf(&t, 1),
+	      "mips64el 7.2: an entry closed by the next event is a split leaf; its root and a leaf are not");
+
 	load(dir, "cpu-column-overflow.txt", 0);	/* frees the last text */
 	printf("1..%d\n", nr_test);
 	return nr_failed ? 1 : 0;
