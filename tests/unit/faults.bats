@@ -80,7 +80,8 @@ pristine_dir() {
 	build fake-good prepare
 	[ "$status" -eq 0 ]
 	grep -q 'was not unpacked completely: unpacking it again' "$CELL/build.log"
-	[ -f "$p.ok" ] && [ ! -e "$p.tmp" ]
+	[ -f "$p.ok" ]
+	[ ! -e "$p.tmp" ]
 	grep -q 'three lines, patched' "$NMX_CACHE/work/fake-good-upstream/src/README"
 }
 

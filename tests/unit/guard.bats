@@ -30,7 +30,8 @@ setup() {
 		while :; do echo "Kernel panic - not syncing: Reboot failed!" >>"$1"; sleep 0.1; done' sh "$LOG"
 	echo "$output"
 	[ $((SECONDS - t0)) -lt 10 ]
-	[ "$status" -ne 124 ] && [ "$status" -ne 137 ]
+	[ "$status" -ne 124 ]
+	[ "$status" -ne 137 ]
 	[[ "$output" == *'the kernel panicked ("[   28.7] Kernel panic - not syncing: corrupted stack end detected inside scheduler"); sh stopped 1 s later'* ]]
 }
 

@@ -38,7 +38,9 @@ judge_real() {
 		fi
 	done
 	echo "missing: ${missing[*]}; in NOT-CLEAN but recorded: ${stale[*]}"
-	[ "${#missing[@]}" -eq 0 ] && [ "${#stale[@]}" -eq 0 ]
+	# Two checks: under bats's set -e, a failing `[ ]` before && stops nothing.
+	[ "${#missing[@]}" -eq 0 ]
+	[ "${#stale[@]}" -eq 0 ]
 	# Each reason names a FINDINGS.md that says it.
 	while IFS=$'\t' read -r cell why; do
 		case $cell in '#'* | '') continue ;; esac
