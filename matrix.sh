@@ -4,7 +4,7 @@
 #
 #   matrix.sh [--no-install] [--boots N] [--make-jobs N] [--boot-with qemu|lava] [--loader uboot|qemu] [--reuse-boots]
 #             [--tree T]... [--variant V]... [--cell C]... | [--set NAME] | [--e2e]
-#   matrix.sh [--no-install] --patches PATH [--tree T]... [--cell C]...
+#   matrix.sh [--no-install] --patches PATH [--boot-again] [--tree T]... [--cell C]...
 #   matrix.sh [--no-install] --tree DIR [--series T] [--patches PATH] ...
 #   matrix.sh --tree DIR --bisect GOOD..BAD --cell C --scenario S [--confirm N]
 #   matrix.sh --bisect RUN_ID [--confirm N]
@@ -75,7 +75,11 @@
 # architecture (results/<run-id>/patches-compare.md). Exit 1 when the
 # patches regress a scenario, whatever upstream's own verdicts. With
 # --variant patched (or upstream) only that side runs, compared with
-# nothing.
+# nothing. --patches implies --reuse-boots: a cell whose kernel and
+# initramfs the patches leave byte for byte as upstream's (an arch/arm
+# patch and the x86_64 cell) is judged from upstream's console, and
+# upstream's side from an earlier boot of the same bytes; the output and
+# the reports name each such cell. --boot-again boots every cell.
 #
 # Results: results/<run-id>/<tree>-<variant>/<cell>/ (build.log, boot.log,
 # config, traces, result.json), results/<run-id>/summary.txt, the reports
@@ -100,7 +104,7 @@ help() {
 
 usage() {
 	echo "usage: $0 [--no-install] [--boots N] [--make-jobs N] [--boot-with qemu|lava] [--loader uboot|qemu] [--tree T]... [--variant V]... [--cell C]..." >&2
-	echo "       $0 [--no-install] --patches PATH [--tree T]... [--cell C]... [--variant patched|upstream]" >&2
+	echo "       $0 [--no-install] --patches PATH [--boot-again] [--tree T]... [--cell C]... [--variant patched|upstream]" >&2
 	echo "       $0 --bisect RUN_ID [--confirm N]" >&2
 	echo "       $0 [--no-install] --tree DIR [--series T] [--patches PATH] [--variant V]... [--cell C]..." >&2
 	echo "       $0 [--no-install] --resume RUN_ID" >&2
@@ -302,17 +306,30 @@ boots_alone() {
 # first, while fewer than LIMIT boots run. A cell that boots alone waits
 # until no other boot runs and no build is under way (BUILDING: more builds
 # follow), and nothing starts beside it; the cells behind it go on.
+# waits_for_upstream TREE VARIANT CELL: with boots reused (--patches), a
+# patched cell boots once upstream's boot of the same cell has ended, so
+# that a kernel the patches left unchanged is judged from its console.
+waits_for_upstream() {
+	local up="$1 upstream $3" queued
+	[ "$2" = patched ] && [ "${NMX_REUSE_BOOTS:-0}" = 1 ] || return 1
+	for queued in "${BOOT_QUEUE[@]}"; do
+		[ "$queued" != "$up" ] || return 0
+	done
+	[ -n "${BOOTING[$up]:-}" ] && jobs -rp | grep -qx "${BOOTING[$up]}"
+}
+
 start_boots() {
 	local limit=$1 building=${2:-} line tree variant cell running alone
 	local -a later=()
 	for line in "${BOOT_QUEUE[@]}"; do
 		running=$(jobs -rp | wc -l)
+		read -r tree variant cell <<<"$line"
 		if [ "$running" -ge "$limit" ] ||
-			{ [ -n "$ALONE_PID" ] && jobs -rp | grep -qx "$ALONE_PID"; }; then
+			{ [ -n "$ALONE_PID" ] && jobs -rp | grep -qx "$ALONE_PID"; } ||
+			waits_for_upstream "$tree" "$variant" "$cell"; then
 			later+=("$line")
 			continue
 		fi
-		read -r tree variant cell <<<"$line"
 		alone=''
 		if boots_alone "$tree" "$variant" "$cell"; then
 			if [ "$running" -gt 0 ] || [ -n "$building" ]; then
@@ -323,6 +340,7 @@ start_boots() {
 		fi
 		in_group boot_cell "$RUN_ID" "$tree" "$variant" "$cell"
 		CELL_PIDS+=("$!")
+		BOOTING[$line]=$!
 		[ -z "$alone" ] || ALONE_PID=$!
 	done
 	BOOT_QUEUE=("${later[@]}")
@@ -359,6 +377,7 @@ run_parallel() {
 		progress "up to $beside boot(s) beside a build (make -j$MAKE_JOBS)"
 	fi
 	BOOT_QUEUE=()
+	declare -gA BOOTING=()
 	ALONE_PID=''
 	for line in "$@"; do
 		read -r tree variant cell <<<"$line"
@@ -426,7 +445,7 @@ on_signal() {
 }
 
 main() {
-	local install=1 resume='' rc=0 tree variant cell previous line patches=''
+	local install=1 resume='' rc=0 tree variant cell previous line patches='' boot_again=0
 	# A bisection is its own program: it runs matrix.sh once per step.
 	case " $* " in
 	*" --bisect "* | *" --bisect="*) exec "$NMX_TOP/bisect.sh" "$@" ;;
@@ -472,6 +491,7 @@ main() {
 		--boot-with) [ $# -ge 2 ] || usage; export NMX_BOOT_WITH=$2; shift 2 ;;
 		--loader) [ $# -ge 2 ] || usage; export NMX_LOADER=$2; shift 2 ;;
 		--reuse-boots) export NMX_REUSE_BOOTS=1; shift ;;
+		--boot-again) boot_again=1; export NMX_REUSE_BOOTS=0; shift ;;
 		--boots | -j) [ $# -ge 2 ] || usage; JOBS=$2; shift 2 ;;
 		-j[0-9]*) JOBS=${1#-j}; shift ;;
 		--make-jobs) [ $# -ge 2 ] || usage; MAKE_JOBS=$2; shift 2 ;;
@@ -481,6 +501,11 @@ main() {
 	done
 	if [ -n "$resume" ] && { [ "${#select[@]}" -gt 0 ] || [ -n "$patches" ]; }; then
 		usage
+	fi
+	# A maintainer's patches change a few cells' kernels: the others are
+	# judged from the boot of the same bytes (--boot-again: not).
+	if [ -n "$patches" ] && [ "$boot_again" -eq 0 ]; then
+		export NMX_REUSE_BOOTS=1
 	fi
 	case ${NMX_LOADER:-uboot} in
 	uboot | qemu) ;;

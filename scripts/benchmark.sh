@@ -4,7 +4,7 @@
 # measured run: date, commit, mode, wall, compile and boot floors, slowest
 # boot, run id), each mode beside the serial one (-j 1).
 #
-#   scripts/benchmark.sh [--cold] [--one-file] [--one-file-reuse] [--rerun] [-- matrix.sh selection]
+#   scripts/benchmark.sh [--cold] [--one-file] [--one-file-reuse] [--rerun] [--patches FILE] [-- matrix.sh selection]
 #   scripts/benchmark.sh --row MODE WALL_SECONDS RUN_DIR
 #   scripts/benchmark.sh --scale
 #   scripts/benchmark.sh --bisect-series DIR [-- matrix.sh selection]
@@ -25,6 +25,9 @@
 #             other tree's cells are judged from their last boot), then
 #             reverted (every cell judged from its last boot).
 # --rerun     nothing changed: serial, -j cores, and --reuse-boots.
+# --patches FILE  ./matrix.sh --patches FILE as a maintainer runs it (say
+#             a one-file arch/arm change): the cells it leaves unchanged
+#             are judged from upstream's boot (issue 21's 3 minutes).
 # --scale     no run: the expected wall time of the default run, of the
 #             end-to-end set and of --set all on more cores and on a GitLab
 #             pipeline, from benchmarks/typical-seconds.tsv (nmx estimate),
@@ -264,7 +267,7 @@ bisect_series() {
 }
 
 main() {
-	local figures=$NMX_TOP/benchmarks/figures.md modes=() scratch top
+	local figures=$NMX_TOP/benchmarks/figures.md modes=() scratch top i mode
 	SELECTION=()
 	while [ $# -gt 0 ]; do
 		case $1 in
@@ -303,8 +306,18 @@ main() {
 		figures_row "$top" "${modes[1]}" "${modes[2]}" "${modes[3]}" | tee -a "$FIGURES_TSV"
 		return
 	fi
-	for mode in "${modes[@]}"; do
+	for ((i = 0; i < ${#modes[@]}; i++)); do
+		mode=${modes[i]}
 		case $mode in
+		--patches)
+			i=$((i + 1))
+			if [ ! -f "${modes[i]:-}" ]; then
+				echo "usage: $0 --patches FILE [-- matrix.sh selection] (FILE: a patch)" >&2
+				exit 2
+			fi
+			timed_run "$NMX_TOP" "patches $(basename "${modes[i]}")" \
+				"--patches $(basename "${modes[i]}"), warm cache, -j $(nproc)" --patches "${modes[i]}" | tee -a "$figures"
+			;;
 		--cold)
 			rm -rf "$NMX_CACHE/ccache" "$NMX_CACHE/work"
 			timed_run "$NMX_TOP" cold "cold (no ccache, no worktrees, no build dirs), -j $(nproc)" | tee -a "$figures"

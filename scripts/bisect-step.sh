@@ -38,7 +38,9 @@ ABORT=128
 main() {
 	local cell='' scenario='' log='' dir commit before after rc=0 verdict code
 	local on='' series='' tv memo='' earlier
-	local -a run=() reuse=()
+	# A step boots its kernel (matrix.sh --patches would otherwise judge
+	# an unchanged one from an earlier console), unless --reuse-boots.
+	local -a run=() reuse=(--boot-again)
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--cell | --scenario | --results | --log | --patches-on | --series)

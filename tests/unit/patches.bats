@@ -25,6 +25,25 @@ load helpers
 	grep -q 'fake-good-patched' "$(run_dir)/report.html"
 }
 
+@test "--patches: a cell the patch leaves byte for byte unchanged is judged from upstream's console, and said so; --boot-again boots it" {
+	setup_boot
+	printf 'diff --git a/NOTE b/NOTE\nnew file mode 100644\n--- /dev/null\n+++ b/NOTE\n@@ -0,0 +1 @@\n+not built\n' \
+		>"$SCRATCH/note.diff"
+	run "$TOP/matrix.sh" --no-install --patches "$SCRATCH/note.diff"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"fakeboot (fake-good-patched): boot not run again: the same kernel, initramfs and machine booted in $(readlink "$NMX_RESULTS/latest")/fake-good-upstream/fakeboot"* ]]
+	grep -q '"status": "PASS"' "$(run_dir)/fake-good-patched/fakeboot/result.json"
+	grep -q "^boot_reused_from	$(readlink "$NMX_RESULTS/latest")/fake-good-upstream/fakeboot$" \
+		"$(run_dir)/fake-good-patched/fakeboot/meta.tsv"
+	grep -q '^- fakeboot patched: the boot of .*/fake-good-upstream/fakeboot$' "$(run_dir)/report.md"
+	grep -q 'Not booted again' "$(run_dir)/report.html"
+	run "$TOP/matrix.sh" --no-install --boot-again --patches "$SCRATCH/note.diff"
+	[ "$status" -eq 0 ]
+	run ! grep -q '^boot_reused_from' "$(run_dir)/fake-good-patched/fakeboot/meta.tsv"
+	run ! grep -q 'Not booted again' "$(run_dir)/report.md"
+}
+
 @test "--patches: a bare diff that fixes a failing scenario is reported fixed, exit 0" {
 	setup_boot failed-subtest.log
 	mkdir "$SCRATCH/mine"

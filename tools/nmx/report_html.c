@@ -922,6 +922,32 @@ static void bisections(FILE *f, const struct run *run)
 	free(text);
 }
 
+/* The cells judged from an earlier boot's console (report_md() too). */
+static void reused(FILE *f, const struct run *run)
+{
+	int i, n = 0;
+
+	for (i = 0; i < run->nr; i++) {
+		const struct cell_run *c = &run->c[i];
+		const char *from = env_str(c, "boot_reused_from");
+
+		if (!*from)
+			continue;
+		if (!n++)
+			fputs("<p>Not booted again: judged from the console of an earlier boot of the same kernel, initramfs and machine (<code>--reuse-boots</code>; <code>--patches</code> does so for a cell its patches leave byte for byte unchanged):</p>\n<ul>\n",
+			      f);
+		fputs("<li>", f);
+		put_html(f, c->cell);
+		fputs(" ", f);
+		put_html(f, variant_label(run, c));
+		fputs(": the boot of <code>", f);
+		put_html(f, from);
+		fputs("</code></li>\n", f);
+	}
+	if (n)
+		fputs("</ul>\n", f);
+}
+
 int report_html(const struct run *run, const struct run *base, FILE *f)
 {
 	int i, pass = 0;
@@ -945,6 +971,7 @@ int report_html(const struct run *run, const struct run *base, FILE *f)
 	fputs("</p>\n<h2>Verdicts</h2>\n<p>Worst rows first. Each FAIL and xfail links to its log excerpt; <i>xfail</i> is a failure FINDINGS.md expects.</p>\n",
 	      f);
 	grid(f, run, base);
+	reused(f, run);
 	bisections(f, run);
 	fputs("<h2>Failures</h2>\n", f);
 	failures(f, run, 0);

@@ -68,6 +68,29 @@ static void md_environment(FILE *f, const struct run *run)
 	fputc('\n', f);
 }
 
+/*
+ * The cells judged from the console of an earlier boot of the same
+ * kernel, initramfs and machine (boot.sh --reuse-boots): said, so that
+ * nobody takes them for boots of this run.
+ */
+static void md_reused(FILE *f, const struct run *run)
+{
+	int i, n = 0;
+
+	for (i = 0; i < run->nr; i++) {
+		const struct cell_run *c = &run->c[i];
+		const char *from = env_str(c, "boot_reused_from");
+
+		if (!*from)
+			continue;
+		if (!n++)
+			fputs("\nNot booted again: judged from the console of an earlier boot of the same kernel, initramfs and machine (`--reuse-boots`; `--patches` does so for a cell its patches leave byte for byte unchanged):\n\n",
+			      f);
+		fprintf(f, "- %s %s: the boot of %s\n", c->cell,
+			variant_label(run, c), from);
+	}
+}
+
 int report_md(const struct run *run, const struct run *base, FILE *f)
 {
 	int i, s, pass = 0, shown = 0;
@@ -95,6 +118,7 @@ int report_md(const struct run *run, const struct run *base, FILE *f)
 		md_text(f, c->reason);
 		fputs(" |\n", f);
 	}
+	md_reused(f, run);
 
 	fputs("\n### Scenarios that are not a pass everywhere\n\n", f);
 	for (s = 0; s < run->nscen; s++) {
