@@ -43,9 +43,19 @@ kmake() { # [--skip] ARGS...
 		"${KMAKE_VARS[@]}" "$@"
 }
 
+# Kbuild's CC is scripts/kbuild-cc (ccache, but not for .incbin sources),
+# copied into the cache: its path is in every object's .cmd file, and one
+# inside a checkout would rebuild every kernel when another checkout runs.
+install_kbuild_cc() {
+	KBUILD_CC=$NMX_CACHE/bin/kbuild-cc
+	cmp -s "$NMX_TOP/scripts/kbuild-cc" "$KBUILD_CC" && return 0
+	mkdir -p "$NMX_CACHE/bin"
+	cp "$NMX_TOP/scripts/kbuild-cc" "$KBUILD_CC.$$" && mv -f "$KBUILD_CC.$$" "$KBUILD_CC"
+}
+
 set_kmake_vars() {
 	KMAKE_VARS=(ARCH="$NMX_ARCH" CROSS_COMPILE="$NMX_CROSS_COMPILE"
-		CC="ccache ${NMX_CROSS_COMPILE}gcc" HOSTCC="ccache gcc"
+		CC="$KBUILD_CC ${NMX_CROSS_COMPILE}gcc" HOSTCC="ccache gcc"
 		KBUILD_BUILD_TIMESTAMP="$BUILD_TIMESTAMP" KBUILD_BUILD_USER=notrace-matrix
 		KBUILD_BUILD_HOST=qemu KBUILD_BUILD_VERSION=1)
 }
@@ -640,6 +650,7 @@ main() {
 	# reproduce.sh gives the same bytes.
 	SOURCE_EPOCH=$(stat -c %Y "${NMX_TREE_SOURCE:+$NMX_TREE_SOURCE/Makefile}${NMX_TREE_TARBALL}" 2>/dev/null || echo 0)
 	BUILD_TIMESTAMP=$(date -u -d "@$SOURCE_EPOCH" '+%Y-%m-%d %H:%M:%S UTC')
+	install_kbuild_cc || fail prepare INFRA_FAIL 0 "cannot install $NMX_CACHE/bin/kbuild-cc"
 	set_kmake_vars
 	case $stage in
 	prepare | configure | kernel | guest)

@@ -33,7 +33,7 @@ unit_tests() {
 	# Lint as a test: the scripts, and the tests themselves (a bare `! cmd`
 	# in bats is a check that cannot fail: SC2314), stay ShellCheck-clean.
 	if shellcheck "$TOP"/*.sh "$TOP"/scripts/*.sh "$TOP"/tests/*.sh \
-		"$TOP"/tests/report/*.sh "$TOP"/docs/repro/*.sh "$TOP/.ci/run" "$TOP"/tests/fake-tree/bin/* \
+		"$TOP"/tests/report/*.sh "$TOP"/docs/repro/*.sh "$TOP/.ci/run" "$TOP"/tests/fake-tree/bin/* "$TOP"/scripts/kbuild-cc \
 		"$TOP"/tests/unit/*.bats "$TOP"/tests/unit/*.bash; then
 		echo "ok 1 shellcheck" >"$out/shellcheck.tap"
 	else

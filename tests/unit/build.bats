@@ -168,7 +168,7 @@ load helpers
 	grep -q '^built .* by notrace-matrix@qemu #1$' "$out/arch/fake/boot/fakeImage"
 	sha256sum "${artifacts[@]}" >"$SCRATCH/run.sha256"
 	# Every command of the reproducer ran in the run, environment included.
-	grep -q "^env CCACHE_DIR=.* CCACHE_BASEDIR=.* CCACHE_DEPEND=1 make -C .* CC=ccache\\\\ gcc .*KBUILD_BUILD_USER=notrace-matrix .*fakeImage" "$CELL/reproduce.sh"
+	grep -q "^env CCACHE_DIR=.* CCACHE_BASEDIR=.* CCACHE_DEPEND=1 make -C .* CC=[^ ]*/bin/kbuild-cc\\\\ gcc .*KBUILD_BUILD_USER=notrace-matrix .*fakeImage" "$CELL/reproduce.sh"
 	run ! grep -q 'record_command' "$CELL/reproduce.sh"
 	rm -rf "$out" "$CELL/requested.config" "$CELL/config-check.txt"
 	# A clean shell: no NMX_* or CCACHE_* variables, no git identity.
@@ -193,4 +193,18 @@ load helpers
 	grep -q ' make -C .* tinyconfig' "$CELL/reproduce.sh"
 	grep -q 'merge_config.sh -m' "$CELL/reproduce.sh"
 	grep -q ' make -C .* fakeImage' "$CELL/reproduce.sh"
+}
+
+@test "kbuild-cc: a source with .incbin is compiled directly, never from ccache; others through ccache" {
+	mkdir -p "$SCRATCH/bin"
+	# A ccache that says it was asked; a compiler that says it ran.
+	printf '#!/bin/sh\necho "ccache $*"\n' >"$SCRATCH/bin/ccache"
+	printf '#!/bin/sh\necho "cc $*"\n' >"$SCRATCH/bin/fakecc"
+	chmod +x "$SCRATCH/bin/ccache" "$SCRATCH/bin/fakecc"
+	printf '\t.section .piggydata, "a"\n\t.incbin "piggy_data"\n' >"$SCRATCH/piggy.S"
+	printf 'int main(void) { return 0; }\n' >"$SCRATCH/main.c"
+	PATH=$SCRATCH/bin:$PATH run "$TOP/scripts/kbuild-cc" fakecc -c -o piggy.o "$SCRATCH/piggy.S"
+	[ "$output" = "cc -c -o piggy.o $SCRATCH/piggy.S" ]
+	PATH=$SCRATCH/bin:$PATH run "$TOP/scripts/kbuild-cc" fakecc -c -o main.o "$SCRATCH/main.c"
+	[ "$output" = "ccache fakecc -c -o main.o $SCRATCH/main.c" ]
 }
