@@ -56,6 +56,12 @@ enum grade verdict_of(const char *result);
 /* The grade of subtest @name in @c, V_NA when that cell does not have it. */
 enum grade grade_in(const struct cell_run *c, const char *name);
 const char *env_str(const struct cell_run *c, const char *key);
+
+/*
+ * The first cell from @i on that was judged from an earlier boot's
+ * console (boot.sh --reuse-boots; that boot in *@from), or -1.
+ */
+int run_next_reused(const struct run *run, int i, const char **from);
 /* The cell of @run with @tv and @cell, or NULL (also when @run is NULL). */
 const struct cell_run *run_find(const struct run *run, const char *tv,
 				const char *cell);

@@ -925,27 +925,23 @@ static void bisections(FILE *f, const struct run *run)
 /* The cells judged from an earlier boot's console (report_md() too). */
 static void reused(FILE *f, const struct run *run)
 {
-	int i, n = 0;
+	const char *from;
+	int i = run_next_reused(run, 0, &from);
 
-	for (i = 0; i < run->nr; i++) {
-		const struct cell_run *c = &run->c[i];
-		const char *from = env_str(c, "boot_reused_from");
-
-		if (!*from)
-			continue;
-		if (!n++)
-			fputs("<p>Not booted again: judged from the console of an earlier boot of the same kernel, initramfs and machine (<code>--reuse-boots</code>; <code>--patches</code> does so for a cell its patches leave byte for byte unchanged):</p>\n<ul>\n",
-			      f);
+	if (i < 0)
+		return;
+	fputs("<p>Not booted again: judged from the console of an earlier boot of the same kernel, initramfs and machine (<code>--reuse-boots</code>; <code>--patches</code> does so for a cell its patches leave byte for byte unchanged):</p>\n<ul>\n",
+	      f);
+	for (; i >= 0; i = run_next_reused(run, i + 1, &from)) {
 		fputs("<li>", f);
-		put_html(f, c->cell);
+		put_html(f, run->c[i].cell);
 		fputs(" ", f);
-		put_html(f, variant_label(run, c));
+		put_html(f, variant_label(run, &run->c[i]));
 		fputs(": the boot of <code>", f);
 		put_html(f, from);
 		fputs("</code></li>\n", f);
 	}
-	if (n)
-		fputs("</ul>\n", f);
+	fputs("</ul>\n", f);
 }
 
 int report_html(const struct run *run, const struct run *base, FILE *f)

@@ -323,6 +323,16 @@ const char *env_str(const struct cell_run *c, const char *key)
 	return str_or(c->env, key, "");
 }
 
+int run_next_reused(const struct run *run, int i, const char **from)
+{
+	for (; i < run->nr; i++) {
+		*from = env_str(&run->c[i], "boot_reused_from");
+		if (**from)
+			return i;
+	}
+	return -1;
+}
+
 double cell_seconds(const struct cell_run *c, const char *stage)
 {
 	return json_number_value(json_object_get(

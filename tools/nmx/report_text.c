@@ -75,20 +75,16 @@ static void md_environment(FILE *f, const struct run *run)
  */
 static void md_reused(FILE *f, const struct run *run)
 {
-	int i, n = 0;
+	const char *from;
+	int i = run_next_reused(run, 0, &from);
 
-	for (i = 0; i < run->nr; i++) {
-		const struct cell_run *c = &run->c[i];
-		const char *from = env_str(c, "boot_reused_from");
-
-		if (!*from)
-			continue;
-		if (!n++)
-			fputs("\nNot booted again: judged from the console of an earlier boot of the same kernel, initramfs and machine (`--reuse-boots`; `--patches` does so for a cell its patches leave byte for byte unchanged):\n\n",
-			      f);
-		fprintf(f, "- %s %s: the boot of %s\n", c->cell,
-			variant_label(run, c), from);
-	}
+	if (i < 0)
+		return;
+	fputs("\nNot booted again: judged from the console of an earlier boot of the same kernel, initramfs and machine (`--reuse-boots`; `--patches` does so for a cell its patches leave byte for byte unchanged):\n\n",
+	      f);
+	for (; i >= 0; i = run_next_reused(run, i + 1, &from))
+		fprintf(f, "- %s %s: the boot of %s\n", run->c[i].cell,
+			variant_label(run, &run->c[i]), from);
 }
 
 int report_md(const struct run *run, const struct run *base, FILE *f)
