@@ -302,10 +302,6 @@ boots_alone() {
 	nmx env --tree "$1" --variant "$2" --cell "$3" | grep -qx "NMX_BOOT_ALONE='1'"
 }
 
-# start_boots LIMIT [BUILDING]: boot the built cells of BOOT_QUEUE, oldest
-# first, while fewer than LIMIT boots run. A cell that boots alone waits
-# until no other boot runs and no build is under way (BUILDING: more builds
-# follow), and nothing starts beside it; the cells behind it go on.
 # waits_for_upstream TREE VARIANT CELL: with boots reused (--patches), a
 # patched cell boots once upstream's boot of the same cell has ended, so
 # that a kernel the patches left unchanged is judged from its console.
@@ -318,6 +314,10 @@ waits_for_upstream() {
 	[ -n "${BOOTING[$up]:-}" ] && jobs -rp | grep -qx "${BOOTING[$up]}"
 }
 
+# start_boots LIMIT [BUILDING]: boot the built cells of BOOT_QUEUE, oldest
+# first, while fewer than LIMIT boots run. A cell that boots alone waits
+# until no other boot runs and no build is under way (BUILDING: more builds
+# follow), and nothing starts beside it; the cells behind it go on.
 start_boots() {
 	local limit=$1 building=${2:-} line tree variant cell running alone
 	local -a later=()

@@ -9,8 +9,8 @@
  * <debugfs>/test_fgraph_notrace/run, and compares the trace with the
  * expected shape in a canonical form: "name{" for an entry, "name;" for a
  * leaf (also one printed as an entry and its closing brace with nothing
- * between: fg_is_split_leaf()), "}" for a return, for every call tree whose top is one of the
- * roots. Names, nesting and order all count. Calls at the top that are no
+ * between: fg_is_split_leaf()), "}" for a return, for every call tree
+ * whose top is one of the roots. Names, nesting and order all count. Calls at the top that are no
  * root ("strays") are reported, and judged by their own scenario.
  */
 #ifndef NMX_NOTRACE_SUITE_H
@@ -394,8 +394,8 @@ static void test_depth_limit(void)
 	}
 	frames = 1 + count_of(canon, "fgnt_deep{") + count_of(canon, "fgnt_deep;");
 	/*
-	 * The module ended the chain a quarter of the kernel stack before
-	 * its end and the trace still had room: this kernel's stack runs out
+	 * The module ended the chain short of the kernel stack's end (its
+	 * FGNT_DEEP_STACK_ROOM) and the trace still had room: this kernel's stack runs out
 	 * before its return stack, whose limit cannot be reached here.
 	 */
 	if (contains(canon, "fgnt_deep_stack_end") && !suite_trace.bad_line) {
