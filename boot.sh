@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
 # Boot one built cell in QEMU and judge it from the console text.
 #
-#   boot.sh [--cell-dir DIR] [--kernel-args ARGS] TREE VARIANT CELL
+#   boot.sh [--cell-dir DIR] [--kernel-args ARGS] [--loader uboot|qemu]
+#           [--boot-with qemu|lava] [--accel auto|tcg|kvm] [--reuse-boots]
+#           TREE VARIANT CELL
 #
 # Input: the cell's kernel image (uImage on ARM), DTB if any, and the
 # guest's initramfs from build.sh. Output: DIR/boot.log (the console),
 # DIR/verdict.json and the traces the guest printed. The verdict comes
 # from nmx judge reading boot.log, never from QEMU's exit status.
-# NMX_BOOT_WITH=lava (matrix.sh --boot-with lava): the same boot as a LAVA
-# job run by Debian's lava-run (DIR/lava/: device.yaml, job.yaml, LAVA's
-# log); boot.log is then the console LAVA logged, judged the same way.
+# --boot-with lava: the same boot as a LAVA job run by Debian's lava-run
+# (DIR/lava/: device.yaml, job.yaml, LAVA's log); boot.log is then the
+# console LAVA logged, judged the same way. --loader qemu: QEMU's own
+# loader on a cell that would boot through its U-Boot. --accel: the
+# accelerator, not probed (auto: KVM if a probe boot reaches the kernel).
 # --kernel-args ARGS: appended to the cell's kernel command line (say
-# printk.time=1), on every boot path; part of the boot's key.
+# printk.time=1), on every boot path. --reuse-boots: judge the console of
+# an earlier boot with the same key (nmx boot-cache key: every input that
+# decides a console) instead of booting again. matrix.sh passes its own
+# options of these names.
 # Exit: 0 PASS, 1 TEST_FAIL/BOOT_FAIL/TIMEOUT, 2 infrastructure.
 set -euo pipefail
 
@@ -19,21 +26,30 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/scripts/lib.sh"
 
 usage() {
-	echo "usage: $0 [--cell-dir DIR] [--kernel-args ARGS] TREE VARIANT CELL" >&2
+	echo "usage: $0 [--cell-dir DIR] [--kernel-args ARGS] [--loader uboot|qemu] [--boot-with qemu|lava] [--accel auto|tcg|kvm] [--reuse-boots] TREE VARIANT CELL" >&2
 	exit 2
 }
 
-# KVM only when it is the guest's own architecture and a real boot under
-# it reaches the kernel's panic for a missing init; TCG otherwise. Here
-# /dev/kvm exists but KVM guests abort or hang, so never assume it. The
-# probe boots the cell's own machine (nmx qemu-cmd --probe).
-probe_accel() { # kernel probe-log [--dtb DTB]
-	local kernel=$1 probe_log=$2 host
+# boot_infra CELL_DIR SECONDS DETAIL [MESSAGE]: the boot could not be run
+# (the harness's failure, not the kernel's): recorded, said, exit 2.
+boot_infra() {
+	record_stage "$1" boot INFRA_FAIL "$2" "$3"
+	[ -z "${4:-}" ] || err "$NMX_CELL: $4"
+	exit 2
+}
+
+# probe_accel ACCEL KERNEL PROBE_LOG [--dtb DTB]: the accelerator to boot
+# with. KVM only when it is the guest's own architecture and a real boot
+# under it reaches the kernel's panic for a missing init; TCG otherwise.
+# Here /dev/kvm exists but KVM guests abort or hang, so never assume it.
+# The probe boots the cell's own machine (nmx qemu-cmd --probe).
+probe_accel() {
+	local accel=$1 kernel=$2 probe_log=$3 host
 	local -a cmd
-	shift 2
+	shift 3
 	host=$(uname -m)
-	case ${NMX_ACCEL:-auto} in
-	tcg | kvm) echo "$NMX_ACCEL" && return ;;
+	case $accel in
+	tcg | kvm) echo "$accel" && return ;;
 	esac
 	if [ "$NMX_QEMU_BINARY" != "qemu-system-$host" ] || [ ! -w /dev/kvm ]; then
 		echo tcg
@@ -59,21 +75,21 @@ last_boot() {
 	[ -z "$last" ] || printf ', last run: %s s' "$last"
 }
 
-# A board's boot: Debian's U-Boot (qemu.uboot in the arch file) finds the
-# kernel as a uImage and the initramfs as a ramdisk image where QEMU placed
-# them in RAM, checks both, and runs the boot command of its control device
-# tree: QEMU's own tree for this machine and firmware, with /config/bootcmd
-# and no autoboot delay added. Sets uboot_args: qemu-cmd's arguments.
+# prepare_uboot CELL_DIR DIR INITRD ACCEL KERNEL_ARGS: a board's
+# boot. Debian's U-Boot (qemu.uboot in the arch file) finds the kernel as a
+# uImage (DIR/uImage) and the initramfs as a ramdisk image (DIR/uInitrd)
+# where QEMU placed them in RAM, checks both, and runs the boot command of
+# its control device tree (DIR/board.dtb): QEMU's own tree for this machine
+# and firmware, with /config/bootcmd and no autoboot delay added.
 prepare_uboot() {
-	local dir=$NMX_OUT/nmx-uboot missing bootcmd
-	local -a dump
+	local cell_dir=$1 dir=$2 initrd=$3 accel=$4 missing bootcmd
+	local -a dump extra=()
+	[ -z "$5" ] || extra=(--kernel-args "$5")
 	if missing=$(missing_tools mkimage fdtput); then
-		record_stage "$cell_dir" boot INFRA_FAIL 0 "missing: $missing"
-		exit 2
+		boot_infra "$cell_dir" 0 "missing: $missing"
 	fi
 	if [ ! -f "$NMX_UBOOT_FIRMWARE" ]; then
-		record_stage "$cell_dir" boot INFRA_FAIL 0 "no $NMX_UBOOT_FIRMWARE (Debian: u-boot-qemu)"
-		exit 2
+		boot_infra "$cell_dir" 0 "no $NMX_UBOOT_FIRMWARE (Debian: u-boot-qemu)"
 	fi
 	mkdir -p "$dir"
 	rm -f "$dir/uImage" "$dir/uInitrd" "$dir/board.dtb"
@@ -86,38 +102,44 @@ prepare_uboot() {
 				mkimage -A "$NMX_ARCH" -O linux -T ramdisk -C none \
 				-n "notrace-matrix initramfs" -d "$initrd" "$dir/uInitrd"
 	}; then
-		record_stage "$cell_dir" boot INFRA_FAIL 0 "mkimage failed (see $dir/mkimage*.log)"
-		exit 2
+		boot_infra "$cell_dir" 0 "mkimage failed (see $dir/mkimage*.log)"
 	fi
 	mapfile -d '' dump < <(nmx qemu-cmd --tree "$NMX_TREE" --cell "$NMX_CELL" --accel "$accel" --dump-dtb "$dir/board.dtb")
 	if ! {
-		bootcmd=$(nmx uboot-bootcmd --cell "$NMX_CELL" "${kernel_args[@]}") &&
+		bootcmd=$(nmx uboot-bootcmd --cell "$NMX_CELL" "${extra[@]}") &&
 			recorded --log "$dir/dumpdtb.log" "$cell_dir" "${dump[@]}" &&
 			recorded "$cell_dir" fdtput -c "$dir/board.dtb" /config &&
 			recorded "$cell_dir" fdtput -t s "$dir/board.dtb" /config bootcmd "$bootcmd" &&
 			recorded "$cell_dir" fdtput -t i "$dir/board.dtb" /config bootdelay 0
 	}; then
-		record_stage "$cell_dir" boot INFRA_FAIL 0 "cannot make U-Boot's device tree (see $dir/dumpdtb.log)"
-		exit 2
+		boot_infra "$cell_dir" 0 "cannot make U-Boot's device tree (see $dir/dumpdtb.log)"
 	fi
-	uboot_args=(--kernel "$dir/uImage" --initrd "$dir/uInitrd" --uboot-dtb "$dir/board.dtb")
 }
 
+# boot_qemu STOPPED_VAR CELL_DIR LOADER ACCEL KERNEL INITRD DTB KERNEL_ARGS:
 # QEMU itself, its serial port written to boot.log: through the cell's
-# U-Boot if it has one (NMX_LOADER=qemu: QEMU's own loader). Sets rc and
-# timed_out.
+# U-Boot if it has one and LOADER is uboot. DTB and KERNEL_ARGS may be
+# empty. Sets the caller's variable named STOPPED_VAR to 1 if the time
+# limit stopped the boot, else 0.
 boot_qemu() {
-	local -a cmd uboot_args=(--kernel "$kernel" --initrd "$initrd" "${dtb_args[@]}")
-	local loader=qemu through=''
-	if [ -n "$NMX_UBOOT_FIRMWARE" ] && [ "${NMX_LOADER:-uboot}" = uboot ]; then
-		loader=uboot
+	local -n stopped=$1
+	local cell_dir=$2 loader=$3 accel=$4 kernel=$5 initrd=$6 dtb=$7 kargs=$8
+	local uboot through='' rc=0
+	local -a cmd boot_args=(--kernel "$kernel" --initrd "$initrd")
+	[ -z "$dtb" ] || boot_args+=(--dtb "$dtb")
+	if [ -n "$NMX_UBOOT_FIRMWARE" ] && [ "$loader" = uboot ]; then
 		through=' through U-Boot'
-		prepare_uboot
+		uboot=$NMX_OUT/nmx-uboot
+		prepare_uboot "$cell_dir" "$uboot" "$initrd" "$accel" "$kargs"
+		boot_args=(--kernel "$uboot/uImage" --initrd "$uboot/uInitrd" --uboot-dtb "$uboot/board.dtb")
+	else
+		loader=qemu
 	fi
+	[ -z "$kargs" ] || boot_args+=(--kernel-args "$kargs")
 	record_meta "$cell_dir" loader "$loader"
-	mapfile -d '' cmd < <(nmx qemu-cmd --tree "$NMX_TREE" --cell "$NMX_CELL" "${uboot_args[@]}" \
-		"${kernel_args[@]}" --accel "$accel" --log "$cell_dir/boot.log")
-	[ "${#cmd[@]}" -gt 0 ] || exit 2
+	mapfile -d '' cmd < <(nmx qemu-cmd --tree "$NMX_TREE" --cell "$NMX_CELL" "${boot_args[@]}" \
+		--accel "$accel" --log "$cell_dir/boot.log")
+	[ "${#cmd[@]}" -gt 0 ] || boot_infra "$cell_dir" 0 "nmx qemu-cmd failed"
 	printf '# boot (QEMU is stopped after %ss, or once the kernel panicked); the log is %s\n' \
 		"$NMX_BOOT_TIMEOUT" "$cell_dir/boot.log" >>"$cell_dir/reproduce.sh"
 	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot with $accel$through, timeout ${NMX_BOOT_TIMEOUT}s$(last_boot)"
@@ -127,33 +149,39 @@ boot_qemu() {
 		"$NMX_BIN" guard --log "$cell_dir/boot.log" --timeout "$NMX_BOOT_TIMEOUT" -- \
 		"${cmd[@]}" || rc=$?
 	# 124: the time ran out; 137: QEMU had to be killed.
+	stopped=0
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-		timed_out=(--timed-out)
+		stopped=1
 	fi
 }
 
-# The same boot as a LAVA job, run by lava-run without a server (it is how
+# boot_lava STOPPED_VAR CELL_DIR ACCEL KERNEL INITRD DTB KERNEL_ARGS T0: the
+# same boot as a LAVA job, run by lava-run without a server (it is how
 # TuxRun drives QEMU). LAVA's own result says only whether its job ran;
-# the console it logged becomes boot.log. Sets rc and timed_out.
+# the console it logged becomes boot.log. DTB and KERNEL_ARGS may be
+# empty; T0: when the boot began. Sets the caller's variable named
+# STOPPED_VAR to 1 if the time limit stopped the boot, else 0.
 boot_lava() {
-	local dir=$cell_dir/lava missing
+	local -n stopped=$1
+	local cell_dir=$2 accel=$3 kernel=$4 initrd=$5 dtb=$6 kargs=$7 t0=$8 missing rc=0
+	local dir=$cell_dir/lava
+	local -a args=()
+	[ -z "$dtb" ] || args+=(--dtb "$dtb")
+	[ -z "$kargs" ] || args+=(--kernel-args "$kargs")
 	if missing=$(missing_tools lava-run); then
-		record_stage "$cell_dir" boot INFRA_FAIL 0 "missing: $missing (Debian: lava-dispatcher)"
-		err "$NMX_CELL: missing: $missing; scripts/install-deps.sh installs lava-dispatcher"
-		exit 2
+		boot_infra "$cell_dir" 0 "missing: $missing (Debian: lava-dispatcher)" \
+			"missing: $missing; scripts/install-deps.sh installs lava-dispatcher"
 	fi
 	if [ "$(id -u)" -ne 0 ]; then
-		record_stage "$cell_dir" boot INFRA_FAIL 0 "lava-run runs only as root"
-		err "$NMX_CELL: lava-run runs only as root"
-		exit 2
+		boot_infra "$cell_dir" 0 "lava-run runs only as root" "lava-run runs only as root"
 	fi
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	recorded "$cell_dir" "$NMX_BIN" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" lava-job \
 		--tree "$NMX_TREE" --variant "$NMX_VARIANT" --cell "$NMX_CELL" \
-		--kernel "$kernel" --initrd "$initrd" "${dtb_args[@]}" --accel "$accel" \
-		--timeout "$NMX_BOOT_TIMEOUT" "${kernel_args[@]}" -o "$dir" ||
-		{ record_stage "$cell_dir" boot INFRA_FAIL 0 "nmx lava-job failed"; exit 2; }
+		--kernel "$kernel" --initrd "$initrd" --accel "$accel" \
+		--timeout "$NMX_BOOT_TIMEOUT" "${args[@]}" -o "$dir" ||
+		boot_infra "$cell_dir" 0 "nmx lava-job failed"
 	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot through lava-run with $accel, timeout ${NMX_BOOT_TIMEOUT}s$(last_boot)"
 	# The job id names lava-run's scratch directory: unique per boot.
 	recorded --log "$dir/lava-run.log" --may-fail "$cell_dir" \
@@ -163,56 +191,52 @@ boot_lava() {
 	# A job LAVA refused or could not start is the lab's failure, not the
 	# kernel's: LAVA logs the QEMU command line when it starts it.
 	if ! grep -q '"lvl": "info", "msg": "Boot command: ' "$dir/lava-run.log"; then
-		record_stage "$cell_dir" boot INFRA_FAIL "$(seconds_since "$t0")" \
-			"lava-run did not start QEMU: $(sed -n 's/^error_msg: //p' "$dir/output/result.yaml" 2>/dev/null | head -c 200)"
-		err "$NMX_CELL: lava-run did not start QEMU (see $dir/lava-run.log)"
-		exit 2
+		boot_infra "$cell_dir" "$(seconds_since "$t0")" \
+			"lava-run did not start QEMU: $(sed -n 's/^error_msg: //p' "$dir/output/result.yaml" 2>/dev/null | head -c 200)" \
+			"lava-run did not start QEMU (see $dir/lava-run.log)"
 	fi
 	recorded --stdout "$cell_dir/boot.log" "$cell_dir" "$NMX_BIN" lava-log \
-		"$dir/lava-run.log" ||
-		{ record_stage "$cell_dir" boot INFRA_FAIL 0 "cannot read LAVA's log"; exit 2; }
+		"$dir/lava-run.log" || boot_infra "$cell_dir" 0 "cannot read LAVA's log"
 	record_meta "$cell_dir" lava_result "$(tr '\n' ' ' <"$dir/output/result.yaml" 2>/dev/null | head -c 300)"
 	# The suite did not end within its time (LAVA stopped the job), or
 	# lava-run itself had to be killed.
+	stopped=0
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] ||
 		grep -q 'timed out after' "$dir/output/result.yaml" 2>/dev/null; then
-		timed_out=(--timed-out)
+		stopped=1
 	fi
 }
 
-# What decides a boot's console, as a key: the engine, loader, accelerator,
-# timeout and QEMU version (main's), the cell's arch files (its own and the
-# one it extends), and the bytes of kernel,
-# initramfs, DTB and U-Boot. NMX_REUSE_BOOTS=1 (matrix.sh --reuse-boots)
-# judges anew the console of an earlier boot with the same key that ran
-# to the guest's last line, instead of booting again.
-boot_key() {
-	{
-		printf '%s\n' "$engine" "${NMX_LOADER:-uboot}" "$accel" "$NMX_BOOT_TIMEOUT"
-		printf '%s\n' "${kernel_args[*]}"
-		printf '%s\n' "$qemu_version"
-		cat "${NMX_ARCH_FILES[@]}"
-		sha256sum <"$kernel"
-		sha256sum <"$initrd"
-		[ -z "$NMX_DTB" ] || sha256sum <"$NMX_OUT/$NMX_DTB"
-		[ -z "$NMX_UBOOT_FIRMWARE" ] || [ ! -f "$NMX_UBOOT_FIRMWARE" ] ||
-			sha256sum <"$NMX_UBOOT_FIRMWARE"
-	} | sha256sum | cut -c1-16
-}
-
 main() {
-	local cell_dir='' kernel dtb_args=() initrd accel rc=0 timed_out=() t0 secs
-	local findings judge_args=() missing engine=${NMX_BOOT_WITH:-qemu} how key reused qemu_version
-	local -a kernel_args=()
+	local cell_dir='' kernel initrd dtb='' kargs='' accel=auto rc=0 stopped=0 t0 secs
+	local how key origin='' findings missing engine=qemu loader=uboot reuse=0
+	local qemu_version boots
+	local -a kernel_args=() dtb_args=() judge_args=() timed_out=()
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--cell-dir) cell_dir=$2; shift 2 ;;
-		--kernel-args) kernel_args=(--kernel-args "$2"); shift 2 ;;
+		--cell-dir) [ $# -ge 2 ] || usage; cell_dir=$2; shift 2 ;;
+		--kernel-args) [ $# -ge 2 ] || usage; kargs=$2; kernel_args=(--kernel-args "$2"); shift 2 ;;
+		--loader) [ $# -ge 2 ] || usage; loader=$2; shift 2 ;;
+		--boot-with) [ $# -ge 2 ] || usage; engine=$2; shift 2 ;;
+		--accel) [ $# -ge 2 ] || usage; accel=$2; shift 2 ;;
+		--reuse-boots) reuse=1; shift ;;
 		-*) usage ;;
 		*) break ;;
 		esac
 	done
 	[ $# -eq 3 ] || usage
+	case $loader in
+	uboot | qemu) ;;
+	*) err "--loader $loader: uboot (the cell's U-Boot, where it has one) or qemu (QEMU's own loader)"; exit 2 ;;
+	esac
+	case $engine in
+	qemu | lava) ;;
+	*) err "--boot-with $engine: qemu (QEMU directly) or lava (a LAVA job through lava-run)"; exit 2 ;;
+	esac
+	case $accel in
+	auto | tcg | kvm) ;;
+	*) err "--accel $accel: auto (probe KVM), tcg or kvm"; exit 2 ;;
+	esac
 	load_cell "$1" "$2" "$3" || exit 2
 	set_work_dirs
 	cell_dir=${cell_dir:-$NMX_TOP/results/scratch/$NMX_TREE-$NMX_VARIANT/$NMX_CELL}
@@ -221,19 +245,19 @@ main() {
 
 	t0=$(date +%s.%N)
 	if missing=$(missing_tools "$NMX_QEMU_BINARY" timeout); then
-		record_stage "$cell_dir" boot INFRA_FAIL 0 "missing: $missing"
-		err "$NMX_CELL: missing: $missing; ./matrix.sh installs them"
-		exit 2
+		boot_infra "$cell_dir" 0 "missing: $missing" "missing: $missing; ./matrix.sh installs them"
 	fi
 	kernel=$NMX_OUT/$NMX_KERNEL_IMAGE
 	[ -n "$NMX_UIMAGE_LOAD" ] && kernel=$NMX_OUT/uImage
-	[ -n "$NMX_DTB" ] && dtb_args=(--dtb "$NMX_OUT/$NMX_DTB")
+	if [ -n "$NMX_DTB" ]; then
+		dtb=$NMX_OUT/$NMX_DTB
+		dtb_args=(--dtb "$dtb")
+	fi
 	initrd=$NMX_OUT/nmx-guest/initramfs.cpio
 	if [ ! -f "$kernel" ] || [ ! -f "$initrd" ]; then
-		record_stage "$cell_dir" boot INFRA_FAIL 0 "not built: $kernel or $initrd missing (run build.sh)"
-		exit 2
+		boot_infra "$cell_dir" 0 "not built: $kernel or $initrd missing (run build.sh)"
 	fi
-	accel=$(probe_accel "$kernel" "$cell_dir/accel-probe.log" "${dtb_args[@]}")
+	accel=$(probe_accel "$accel" "$kernel" "$cell_dir/accel-probe.log" "${dtb_args[@]}")
 	record_meta "$cell_dir" accelerator "$accel"
 	if [ -f "$cell_dir/accel-probe.log.qemu" ]; then
 		record_meta "$cell_dir" accelerator_probe \
@@ -244,38 +268,31 @@ main() {
 
 	rm -f "$cell_dir/boot.log"
 	record_meta "$cell_dir" boot_with "$engine"
-	[ "${#kernel_args[@]}" -eq 0 ] || record_meta "$cell_dir" kernel_args "${kernel_args[1]}"
-	key=$(boot_key)
-	reused=$NMX_CACHE/boots/$key
-	if [ "${NMX_REUSE_BOOTS:-0}" = 1 ] && [ -f "$reused/boot.log" ]; then
-		cp "$reused/boot.log" "$cell_dir/boot.log"
-		touch "$reused"
-		record_meta "$cell_dir" boot_reused_from "$(cat "$reused/origin")"
-		printf '# boot: the console of %s, reused (NMX_REUSE_BOOTS=1, inputs key %s)\ncp %s %s\n' \
-			"$(cat "$reused/origin")" "$key" "$reused/boot.log" "$cell_dir/boot.log" \
+	[ -z "$kargs" ] || record_meta "$cell_dir" kernel_args "$kargs"
+	boots=$NMX_CACHE/boots
+	key=$(nmx boot-cache key --cell "$NMX_CELL" --engine "$engine" --loader "$loader" \
+		--accel "$accel" --timeout "$NMX_BOOT_TIMEOUT" "${kernel_args[@]}" \
+		--qemu-version "$qemu_version" --kernel "$kernel" --initrd "$initrd" "${dtb_args[@]}") ||
+		boot_infra "$cell_dir" 0 "nmx boot-cache key failed"
+	if [ "$reuse" = 1 ] &&
+		origin=$(nmx boot-cache lookup --cache "$boots" --key "$key" --log "$cell_dir/boot.log"); then
+		record_meta "$cell_dir" boot_reused_from "$origin"
+		printf '# boot: the console of %s, reused (--reuse-boots, inputs key %s)\ncp %s %s\n' \
+			"$origin" "$key" "$boots/$key/boot.log" "$cell_dir/boot.log" \
 			>>"$cell_dir/reproduce.sh"
-		progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot not run again: the same kernel, initramfs and machine booted in $(cat "$reused/origin") (--reuse-boots)"
+		progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot not run again: the same kernel, initramfs and machine booted in $origin (--reuse-boots)"
 	else
-		case $engine in
-		qemu) boot_qemu ;;
-		lava) boot_lava ;;
-		*)
-			record_stage "$cell_dir" boot INFRA_FAIL 0 "unknown NMX_BOOT_WITH '$engine' (qemu or lava)"
-			exit 2
-			;;
-		esac
-		reused=''
+		origin=''
+		if [ "$engine" = lava ]; then
+			boot_lava stopped "$cell_dir" "$accel" "$kernel" "$initrd" "$dtb" "$kargs" "$t0"
+		else
+			boot_qemu stopped "$cell_dir" "$loader" "$accel" "$kernel" "$initrd" "$dtb" "$kargs"
+		fi
+		[ "$stopped" -eq 0 ] || timed_out=(--timed-out)
 		# A console that ran to the guest's last line may be reused by a
 		# later run with the same inputs; a cut-off one never.
-		if [ "${#timed_out[@]}" -eq 0 ] && "$NMX_BIN" console-ended --log "$cell_dir/boot.log" 2>/dev/null; then
-			mkdir -p "$NMX_CACHE/boots/$key"
-			cp "$cell_dir/boot.log" "$NMX_CACHE/boots/$key/boot.log.tmp"
-			mv "$NMX_CACHE/boots/$key/boot.log.tmp" "$NMX_CACHE/boots/$key/boot.log"
-			printf '%s\n' "${cell_dir#"$NMX_RESULTS"/}" >"$NMX_CACHE/boots/$key/origin"
-			# Consoles of kernels no one has booted for a month go.
-			find "$NMX_CACHE/boots" -mindepth 1 -maxdepth 1 -mtime +30 \
-				-exec rm -rf {} + 2>/dev/null || true
-		fi
+		nmx boot-cache keep --cache "$boots" --key "$key" --log "$cell_dir/boot.log" \
+			--origin "${cell_dir#"$NMX_RESULTS"/}" "${timed_out[@]}" 2>/dev/null || true
 	fi
 	secs=$(seconds_since "$t0")
 	touch "$cell_dir/boot.log"
@@ -287,13 +304,12 @@ main() {
 		# variant they were applied to.
 		judge_args+=(--findings "$findings" --cell "$NMX_CELL" --variant "$NMX_FINDINGS_VARIANT")
 	fi
-	rc=0
 	recorded --stdout "$cell_dir/verdict.txt" --may-fail "$cell_dir" "$NMX_BIN" \
 		-m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" judge --log "$cell_dir/boot.log" \
 		--out "$cell_dir" "${timed_out[@]}" "${judge_args[@]}" || rc=$?
 	how="QEMU ${timed_out:+killed after timeout}${timed_out:-exited}"
 	[ "$engine" = lava ] && how="lava-run ${timed_out:+stopped after timeout}${timed_out:-exited}"
-	[ -z "$reused" ] || how="reused the console of $(cat "$reused/origin")"
+	[ -z "$origin" ] || how="reused the console of $origin"
 	record_stage "$cell_dir" boot ok "$secs" "$how"
 	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): $(cat "$cell_dir/verdict.txt")"
 	return "$rc"

@@ -266,7 +266,10 @@ build_cell() {
 # shellcheck disable=SC2317
 boot_cell() {
 	local dir=$NMX_RESULTS/$1/$2-$3/$4
-	"$NMX_TOP/boot.sh" --cell-dir "$dir" "$2" "$3" "$4" || true
+	local -a opts=(--boot-with "$BOOT_WITH" --loader "$LOADER")
+	[ "$REUSE_BOOTS" != 1 ] || opts+=(--reuse-boots)
+	[ "$ACCEL" = auto ] || opts+=(--accel "$ACCEL")
+	"$NMX_TOP/boot.sh" --cell-dir "$dir" "${opts[@]}" "$2" "$3" "$4" || true
 	cell_finished "$dir"
 }
 
@@ -307,7 +310,7 @@ boots_alone() {
 # that a kernel the patches left unchanged is judged from its console.
 waits_for_upstream() {
 	local up="$1 upstream $3" queued
-	[ "$2" = patched ] && [ "${NMX_REUSE_BOOTS:-0}" = 1 ] || return 1
+	[ "$2" = patched ] && [ "$REUSE_BOOTS" = 1 ] || return 1
 	for queued in "${BOOT_QUEUE[@]}"; do
 		[ "$queued" != "$up" ] || return 0
 	done
@@ -455,6 +458,11 @@ main() {
 	# Boots at a time (--boots): as many as cores, each TCG guest taking one.
 	JOBS=${NMX_JOBS:-$(nproc)}
 	MAKE_JOBS=${NMX_MAKE_JOBS:-}
+	# How each cell boots: boot.sh's options of these names.
+	BOOT_WITH=${NMX_BOOT_WITH:-qemu}
+	LOADER=${NMX_LOADER:-uboot}
+	REUSE_BOOTS=${NMX_REUSE_BOOTS:-0}
+	ACCEL=${NMX_ACCEL:-auto}
 	CELL_PIDS=()
 	[ "${NMX_INSTALL:-1}" != 0 ] || install=0
 	local -a select=() plan=() baseline=() patch_variants=()
@@ -488,10 +496,10 @@ main() {
 		--patches) [ $# -ge 2 ] || usage; patches=$2; shift 2 ;;
 		--resume) [ $# -ge 2 ] || usage; resume=$2; shift 2 ;;
 		--shard) [ $# -ge 2 ] || usage; shard=$2; shift 2 ;;
-		--boot-with) [ $# -ge 2 ] || usage; export NMX_BOOT_WITH=$2; shift 2 ;;
-		--loader) [ $# -ge 2 ] || usage; export NMX_LOADER=$2; shift 2 ;;
-		--reuse-boots) export NMX_REUSE_BOOTS=1; shift ;;
-		--boot-again) boot_again=1; export NMX_REUSE_BOOTS=0; shift ;;
+		--boot-with) [ $# -ge 2 ] || usage; BOOT_WITH=$2; shift 2 ;;
+		--loader) [ $# -ge 2 ] || usage; LOADER=$2; shift 2 ;;
+		--reuse-boots) REUSE_BOOTS=1; shift ;;
+		--boot-again) boot_again=1; REUSE_BOOTS=0; shift ;;
 		--boots | -j) [ $# -ge 2 ] || usage; JOBS=$2; shift 2 ;;
 		-j[0-9]*) JOBS=${1#-j}; shift ;;
 		--make-jobs) [ $# -ge 2 ] || usage; MAKE_JOBS=$2; shift 2 ;;
@@ -505,15 +513,19 @@ main() {
 	# A maintainer's patches change a few cells' kernels: the others are
 	# judged from the boot of the same bytes (--boot-again: not).
 	if [ -n "$patches" ] && [ "$boot_again" -eq 0 ]; then
-		export NMX_REUSE_BOOTS=1
+		REUSE_BOOTS=1
 	fi
-	case ${NMX_LOADER:-uboot} in
+	case $LOADER in
 	uboot | qemu) ;;
-	*) err "--loader $NMX_LOADER: uboot (the cell's U-Boot, where it has one) or qemu (QEMU's own loader)"; exit 2 ;;
+	*) err "--loader $LOADER: uboot (the cell's U-Boot, where it has one) or qemu (QEMU's own loader)"; exit 2 ;;
 	esac
-	case ${NMX_BOOT_WITH:-qemu} in
+	case $ACCEL in
+	auto | tcg | kvm) ;;
+	*) err "NMX_ACCEL=$ACCEL: tcg or kvm (unset: probe KVM)"; exit 2 ;;
+	esac
+	case $BOOT_WITH in
 	qemu | lava) ;;
-	*) err "--boot-with $NMX_BOOT_WITH: qemu (QEMU directly) or lava (a LAVA job through lava-run)"; exit 2 ;;
+	*) err "--boot-with $BOOT_WITH: qemu (QEMU directly) or lava (a LAVA job through lava-run)"; exit 2 ;;
 	esac
 	if ! [[ "$JOBS" =~ ^[1-9][0-9]*$ ]]; then
 		err "--boots $JOBS: the number of boots at a time is a positive number"
@@ -571,7 +583,7 @@ main() {
 	fi
 	if [ "$install" -eq 1 ]; then
 		local -a profile=()
-		[ "${NMX_BOOT_WITH:-qemu}" != lava ] || profile+=(--lava)
+		[ "$BOOT_WITH" != lava ] || profile+=(--lava)
 		[ -z "${NMX_DISTCC_HOSTS:-}" ] || profile+=(--distcc)
 		"$NMX_TOP/scripts/install-deps.sh" "${profile[@]}" || exit 2
 	fi

@@ -251,17 +251,21 @@ judge() {
 	[[ "$output" == 'TEST_FAIL: kernel reported WARNING: "WARNING: CPU: 1 PID: 17 at kernel/trace/fgraph.c:123 '* ]]
 }
 
-@test "console-ended: a console that reached the final marker, one cut before it, and no console" {
+@test "console_ended (boot-cache keep): a console that reached the final marker, one cut before it, and no console" {
 	local log=$TESTS_DIR/report/runs/all-pass/linux-6.1-upstream/x86_64/boot.log
-	run "$NMX" console-ended --log "$log"
+	keep() {
+		"$NMX" boot-cache keep --cache "$SCRATCH/boots" --key 0123456789abcdef \
+			--log "$1" --origin r/t-v/c
+	}
+	run keep "$log"
 	[ "$status" -eq 0 ]
 	head -50 "$log" >"$SCRATCH/cut.log"
-	run "$NMX" console-ended --log "$SCRATCH/cut.log"
+	run keep "$SCRATCH/cut.log"
 	[ "$status" -eq 1 ]
 	# The marker as the guest prints it, not anywhere in a line.
 	sed 's/^NMX-RESULT:/# NMX-RESULT:/' "$log" >"$SCRATCH/quoted.log"
-	run "$NMX" console-ended --log "$SCRATCH/quoted.log"
+	run keep "$SCRATCH/quoted.log"
 	[ "$status" -eq 1 ]
-	run "$NMX" console-ended --log "$SCRATCH/nonexistent.log"
+	run keep "$SCRATCH/nonexistent.log"
 	[ "$status" -eq 2 ]
 }

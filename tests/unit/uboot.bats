@@ -77,7 +77,7 @@ cell_dir() {
 	[ "$status" -eq 0 ]
 	[ "$(fdtget "$out/board.dtb" /config bootcmd)" = "setenv bootargs 'console=ttyS0 panic=-1 rdinit=/init printk.time=1'; bootm 0x2000000 0x3000000 \${fdtcontroladdr}" ]
 	grep -q '^kernel_args	printk.time=1$' "$SCRATCH/args/meta.tsv"
-	NMX_LOADER=qemu run "$TOP/boot.sh" --cell-dir "$SCRATCH/qemu" --kernel-args printk.time=1 fake-good upstream fakeboard
+	run "$TOP/boot.sh" --cell-dir "$SCRATCH/qemu" --loader qemu --kernel-args printk.time=1 fake-good upstream fakeboard
 	[ "$status" -eq 0 ]
 	grep -q -- '-append console=ttyS0\\ panic=-1\\ rdinit=/init\\ printk.time=1 ' "$SCRATCH/qemu/reproduce.sh"
 	run "$TOP/boot.sh" --cell-dir "$SCRATCH/bad" --kernel-args "a'b" fake-good upstream fakeboard

@@ -64,10 +64,11 @@ int cmd_judge(int argc, char **argv);
 int cmd_result(int argc, char **argv);
 int cmd_summary(int argc, char **argv);
 int cmd_step_verdict(int argc, char **argv);
-int cmd_console_ended(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+/* bootcache.c */
+int cmd_boot_cache(int argc, char **argv);
 /* guard.c */
 int cmd_guard(int argc, char **argv);
 /* estimate.c */

@@ -476,6 +476,18 @@ static void note_kernel_report(struct verdict *v, const char *s)
 	}
 }
 
+int console_ended(const char *log_path)
+{
+	struct verdict v;
+	int ended;
+
+	if (judge_console(log_path, NULL, 0, NULL, &v))
+		return -1;	/* judge_console() said why */
+	ended = v.nr_markers > 0;
+	verdict_free(&v);
+	return ended;
+}
+
 int judge_console(const char *log_path, const char *out_dir, int timed_out,
 		  const struct xfails *xfail, struct verdict *v)
 {

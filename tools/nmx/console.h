@@ -119,6 +119,12 @@ int directive_is(const char *directive, const char *word);
  */
 int judge_console(const char *log_path, const char *out_dir, int timed_out,
 		  const struct xfails *xfail, struct verdict *v);
+/*
+ * Did the console at @log_path run to the guest's last line (its final
+ * marker, as the judge reads it)? 1 yes, 0 no, -1 (said) unreadable.
+ * Only such a console may stand for a later boot of the same inputs.
+ */
+int console_ended(const char *log_path);
 /* The same, on an open console stream (the fuzz target's entry point). */
 void judge_stream(FILE *log, const char *out_dir, int timed_out,
 		  const struct xfails *xfail, struct verdict *v);

@@ -123,10 +123,19 @@ static const struct command commands[] = {
 	{ "judge", cmd_judge, 0,
 "judge --log BOOT_LOG --out DIR [--timed-out] [--findings FINDINGS.md --cell C --variant V]\n"
 "        decide from the console log; write DIR/verdict.json and the traces\n" },
-	{ "console-ended", cmd_console_ended, 0,
-"console-ended --log BOOT_LOG\n"
-"        exit 0 if the console ran to the guest's final marker, 1 if not (a boot\n"
-"        may be reused only then)\n" },
+	{ "boot-cache", cmd_boot_cache, 0,
+"boot-cache key --cell C --engine E --loader L --accel A --timeout SECS\n"
+"           [--kernel-args ARGS] --qemu-version V --kernel K --initrd I [--dtb D]\n"
+"boot-cache lookup --cache DIR --key KEY --log BOOT_LOG\n"
+"boot-cache keep --cache DIR --key KEY --log BOOT_LOG --origin RUN/TREE-VARIANT/CELL\n"
+"           [--timed-out]\n"
+"        the consoles a boot may reuse: key prints what decides a console as 16 hex\n"
+"        digits (arch files, kernel, initramfs, DTB and U-Boot bytes, engine, loader,\n"
+"        accelerator, timeout, kernel arguments, QEMU version); lookup copies the\n"
+"        console of an earlier boot with KEY to BOOT_LOG and prints where it booted\n"
+"        (exit 1: none); keep stores BOOT_LOG under KEY if it ran to the guest's final\n"
+"        marker and was not cut off (exit 1: not kept), dropping consoles no boot\n"
+"        matched for 30 days\n" },
 	{ "guard", cmd_guard, 0,
 "guard --log BOOT_LOG --timeout SECS [--grace SECS] -- COMMAND [ARG]...\n"
 "        run a boot: stopped after SECS (exit 124, 137 if it had to be killed, as\n"

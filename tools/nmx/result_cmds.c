@@ -47,27 +47,6 @@ static int write_json(json_t *j, const char *path)
 	return 0;
 }
 
-/*
- * Did the console at @argv[2] run to the guest's last line (its final
- * marker, as the judge reads it)? Only such a console may stand for a
- * later boot of the same inputs (boot.sh --reuse-boots).
- */
-int cmd_console_ended(int argc, char **argv)
-{
-	struct verdict v;
-	int ended;
-
-	if (argc != 3 || strcmp(argv[1], "--log")) {
-		fprintf(stderr, "usage: nmx console-ended --log BOOT_LOG\n");
-		return EXIT_INFRA;
-	}
-	if (judge_console(argv[2], NULL, 0, NULL, &v))
-		return EXIT_INFRA;	/* judge_console() said why */
-	ended = v.nr_markers > 0;
-	verdict_free(&v);
-	return ended ? EXIT_PASS : EXIT_FAIL;
-}
-
 int cmd_judge(int argc, char **argv)
 {
 	static const struct option opts[] = {
