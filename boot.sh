@@ -71,7 +71,7 @@ probe_accel() {
 # ", last run: N s", when the last run booted this cell.
 last_boot() {
 	local last
-	last=$(last_seconds "$NMX_TREE-$NMX_VARIANT" "$NMX_CELL" boot)
+	last=$(last_seconds "$NMX_TREE" "$NMX_VARIANT" "$NMX_CELL" boot)
 	[ -z "$last" ] || printf ', last run: %s s' "$last"
 }
 

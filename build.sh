@@ -660,12 +660,11 @@ main() {
 	all)
 		record_environment
 		for STAGE in prepare configure kernel guest; do
-			last=$(last_seconds "$NMX_TREE-$NMX_VARIANT" "$NMX_CELL" "$STAGE")
+			last=$(last_seconds "$NMX_TREE" "$NMX_VARIANT" "$NMX_CELL" "$STAGE")
 			progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): $STAGE${last:+ (last run: ${last} s)}"
 			"stage_$STAGE"
 		done
-		progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): built: $(awk -F'\t' '
-			{ printf "%s%s %.0f s", (NR > 1 ? ", " : ""), $1, $3 }' "$CELL_DIR/stages.tsv")"
+		progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): built: $(nmx stage-seconds --cell-dir "$CELL_DIR")"
 		;;
 	*) usage ;;
 	esac

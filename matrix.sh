@@ -249,13 +249,9 @@ cell_finished() {
 # shellcheck disable=SC2317 # build_cell, boot_cell, run_cell: run by in_group
 build_cell() {
 	local run_id=$1 tree=$2 variant=$3 cell=$4 dir rc=0
-	dir=$NMX_RESULTS/$run_id/$tree-$variant/$cell
 	# A cell that was cut off starts over: no records of two attempts.
-	rm -rf "$dir"
-	mkdir -p "$dir"
-	printf '%s\t%s\n' run_id "$run_id" >"$dir/meta.tsv"
-	printf '#!/bin/sh\n# Reproduce %s (%s-%s) by hand, stage by stage.\nset -e\n' \
-		"$cell" "$tree" "$variant" >"$dir/reproduce.sh"
+	dir=$(nmx cell-dir --fresh --run "$NMX_RESULTS/$run_id" --tree "$tree" \
+		--variant "$variant" --cell "$cell") || return 2
 	"$NMX_TOP/build.sh" ${MAKE_JOBS:+--make-jobs "$MAKE_JOBS"} --cell-dir "$dir" "$tree" "$variant" "$cell" || rc=$?
 	[ "$rc" -eq 0 ] || cell_finished "$dir"
 	return "$rc"
@@ -265,10 +261,11 @@ build_cell() {
 # last: a result.json means the cell finished.
 # shellcheck disable=SC2317
 boot_cell() {
-	local dir=$NMX_RESULTS/$1/$2-$3/$4
+	local dir
 	local -a opts=(--boot-with "$BOOT_WITH" --loader "$LOADER")
 	[ "$REUSE_BOOTS" != 1 ] || opts+=(--reuse-boots)
 	[ "$ACCEL" = auto ] || opts+=(--accel "$ACCEL")
+	dir=$(nmx cell-dir --run "$NMX_RESULTS/$1" --tree "$2" --variant "$3" --cell "$4") || return 0
 	"$NMX_TOP/boot.sh" --cell-dir "$dir" "${opts[@]}" "$2" "$3" "$4" || true
 	cell_finished "$dir"
 }

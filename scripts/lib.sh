@@ -26,13 +26,13 @@ progress() {
 		$((elapsed / 60)) $((elapsed % 60)) "$*" >&2
 }
 
-# last_seconds TREE-VARIANT CELL STAGE: the seconds STAGE took for that
+# last_seconds TREE VARIANT CELL STAGE: the seconds STAGE took for that
 # cell in the last finished run (results/latest), for the progress lines'
 # expectations; nothing if it did not run there.
 last_seconds() {
-	local f=$NMX_RESULTS/latest/$1/$2/stages.tsv
-	[ -f "$f" ] || return 0
-	awk -F'\t' -v s="$3" '$1 == s && $2 == "ok" { printf "%d\n", $3 + 0.5; exit }' "$f"
+	local dir
+	dir=$(nmx cell-dir --run "$NMX_RESULTS/latest" --tree "$1" --variant "$2" --cell "$3") &&
+		nmx stage-seconds --cell-dir "$dir" --stage "$4"
 }
 
 # suite_package_dir SUITE PACKAGE: where scripts/fetch-deb.sh unpacks a
@@ -125,19 +125,14 @@ set_work_dirs() {
 	fi
 }
 
-# record_stage CELL_DIR STAGE STATUS SECONDS [DETAIL]
+# record_stage CELL_DIR STAGE STATUS SECONDS [DETAIL], record_meta CELL_DIR
+# KEY VALUE: a cell's records, checked and written by nmx (rundir.c).
 record_stage() {
-	local detail=${5:-}
-	detail=${detail//$'\t'/ }
-	detail=${detail//$'\n'/ }
-	printf '%s\t%s\t%s\t%s\n' "$2" "$3" "$4" "$detail" >>"$1/stages.tsv"
+	nmx record --cell-dir "$1" stage "$2" "$3" "$4" "${5:-}"
 }
 
-# record_meta CELL_DIR KEY VALUE
 record_meta() {
-	local value=${3//$'\t'/ }
-	value=${value//$'\n'/ }
-	printf '%s\t%s\n' "$2" "$value" >>"$1/meta.tsv"
+	nmx record --cell-dir "$1" meta "$2" "$3"
 }
 
 # recorded [--skip] [--stdout FILE | --log FILE] [--may-fail] CELL_DIR CMD...:

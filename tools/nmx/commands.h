@@ -67,6 +67,10 @@ int cmd_step_verdict(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+/* record_cmds.c */
+int cmd_record(int argc, char **argv);
+int cmd_cell_dir(int argc, char **argv);
+int cmd_stage_seconds(int argc, char **argv);
 /* bootcache.c */
 int cmd_boot_cache(int argc, char **argv);
 /* guard.c */

@@ -123,6 +123,20 @@ static const struct command commands[] = {
 	{ "judge", cmd_judge, 0,
 "judge --log BOOT_LOG --out DIR [--timed-out] [--findings FINDINGS.md --cell C --variant V]\n"
 "        decide from the console log; write DIR/verdict.json and the traces\n" },
+	{ "cell-dir", cmd_cell_dir, 0,
+"cell-dir [--fresh] --run RUN_DIR --tree T --variant V --cell C\n"
+"        print the cell's directory in the run; --fresh: it starts over, emptied,\n"
+"        its meta.tsv begun with the run's id and its reproduce.sh with a header\n" },
+	{ "record", cmd_record, 0,
+"record --cell-dir DIR stage NAME STATUS SECONDS [DETAIL]\n"
+"record --cell-dir DIR meta KEY VALUE\n"
+"        append a stage's outcome to DIR/stages.tsv (STATUS: ok, or the failure that\n"
+"        ends the cell there) or a fact to DIR/meta.tsv (KEY: one rundir.c lists);\n"
+"        tabs and line ends in DETAIL and VALUE become spaces\n" },
+	{ "stage-seconds", cmd_stage_seconds, 0,
+"stage-seconds --cell-dir DIR [--stage NAME]\n"
+"        the seconds DIR's stages took (\"prepare 3 s, configure 1 s, ...\"), or the\n"
+"        seconds of stage NAME if it ended ok; nothing without records\n" },
 	{ "boot-cache", cmd_boot_cache, 0,
 "boot-cache key --cell C --engine E --loader L --accel A --timeout SECS\n"
 "           [--kernel-args ARGS] --qemu-version V --kernel K --initrd I [--dtb D]\n"

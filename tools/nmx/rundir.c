@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "rundir.h"
+#include "status.h"
 
 void rundir_cell(char *buf, size_t size, const char *run, const char *tree,
 		 const char *variant, const char *cell)
@@ -37,4 +38,63 @@ int rundir_each_tsv(const char *path, void (*fn)(char **f, int n, void *d),
 	}
 	fclose(f);
 	return 0;
+}
+
+/* The stages of a cell, in the order they run (build.sh, boot.sh). */
+static const char *const stages[] = {
+	"prepare", "configure", "kernel", "guest", "boot",
+};
+
+/*
+ * Every key a cell's meta.tsv holds, and what writes it; a key not here
+ * is refused, so a report never looks for a key no step writes.
+ */
+static const char *const meta_keys[] = {
+	/* matrix.sh, when it starts the cell (nmx cell-dir --fresh) */
+	"run_id",
+	/* build.sh: what was built, from what, with what */
+	"cell", "tree", "variant", "description", "kbuild_arch", "tree_package",
+	"tree_version", "series", "series_subjects", "patchset_files",
+	"patchset_hash", "git_repository_url", "git_commit_hash",
+	"git_uncommitted_changes", "compiler", "kernel_cpu_seconds",
+	"kernel_image_bytes", "vmlinux_bytes", "initramfs_bytes",
+	"guest_init", "guest_busybox",
+	/* boot.sh: how it booted */
+	"accelerator", "accelerator_probe", "qemu_version", "boot_with",
+	"loader", "kernel_args", "boot_reused_from", "lava_result",
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+int rundir_check_stage(const char *stage, const char *status)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(stages); i++)
+		if (!strcmp(stage, stages[i]))
+			break;
+	if (i == ARRAY_SIZE(stages)) {
+		fprintf(stderr, "nmx: '%s' is no stage (prepare, configure, kernel, guest, boot)\n",
+			stage);
+		return -1;
+	}
+	if (!strcmp(status, RUNDIR_STAGE_OK) || status_is(status, ST_INFRA_FAIL) ||
+	    (strcmp(stage, "boot") && status_in_class(status, SC_NOT_BUILT)))
+		return 0;
+	fprintf(stderr, "nmx: stage %s cannot end %s (%s, %s, or a build stage's %s, %s, %s)\n",
+		stage, status, RUNDIR_STAGE_OK, status_name(ST_INFRA_FAIL),
+		status_name(ST_PATCH_FAIL), status_name(ST_CONFIG_FAIL),
+		status_name(ST_BUILD_FAIL));
+	return -1;
+}
+
+int rundir_check_meta_key(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(meta_keys); i++)
+		if (!strcmp(key, meta_keys[i]))
+			return 0;
+	fprintf(stderr, "nmx: '%s' is no meta.tsv key (rundir.c lists them)\n", key);
+	return -1;
 }

@@ -12,10 +12,22 @@
 
 #define RUNDIR_STAGES "stages.tsv"
 #define RUNDIR_META "meta.tsv"
+#define RUNDIR_REPRODUCE "reproduce.sh"
+/* A stage's status when it did its work; otherwise a cell status (status.h). */
+#define RUNDIR_STAGE_OK "ok"
 
 /* "@run/@tree-@variant/@cell" into @buf. */
 void rundir_cell(char *buf, size_t size, const char *run, const char *tree,
 		 const char *variant, const char *cell);
+
+/*
+ * Is @status what stage @stage may record: "ok", or the failure that
+ * ends a cell there (PATCH_FAIL, CONFIG_FAIL, BUILD_FAIL, INFRA_FAIL)?
+ * 0 yes; -1 (said) an unknown stage or a status it cannot have.
+ */
+int rundir_check_stage(const char *stage, const char *status);
+/* Is @key one of the meta.tsv keys (rundir.c's table)? 0 yes, -1 (said) no. */
+int rundir_check_meta_key(const char *key);
 
 /*
  * Calls @fn with the tab-separated fields of each non-empty line of

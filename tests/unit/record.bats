@@ -1,0 +1,87 @@
+#!/usr/bin/env bats
+# nmx cell-dir and nmx record: the one way the scripts make a cell's
+# directory and write its stages.tsv and meta.tsv (rundir.c spells the
+# layout, the stages, what a stage may end with and the meta keys).
+
+load helpers
+
+@test "cell-dir: the path of a cell in a run; --fresh starts it over with the run's id" {
+	local run=$SCRATCH/results/20261206T000000Z dir
+	run "$NMX" cell-dir --run "$run" --tree linux-7.2 --variant upstream --cell arm64
+	[ "$status" -eq 0 ]
+	[ "$output" = "$run/linux-7.2-upstream/arm64" ]
+	[ ! -e "$output" ]
+	dir=$output
+	mkdir -p "$dir/nmx-guest-files"
+	echo stale >"$dir/nmx-guest-files/trace.txt"
+	echo 'boot	ok	1	' >"$dir/stages.tsv"
+	run "$NMX" cell-dir --fresh --run "$run" --tree linux-7.2 --variant upstream --cell arm64
+	[ "$status" -eq 0 ]
+	[ "$output" = "$dir" ]
+	[ "$(ls "$dir")" = "$(printf 'meta.tsv\nreproduce.sh')" ]
+	[ "$(cat "$dir/meta.tsv")" = "$(printf 'run_id\t20261206T000000Z')" ]
+	head -1 "$dir/reproduce.sh" | grep -qx '#!/bin/sh'
+	grep -q '^# Reproduce arm64 (linux-7.2-upstream) by hand' "$dir/reproduce.sh"
+}
+
+@test "cell-dir: a name that is not one path component is refused" {
+	run "$NMX" cell-dir --fresh --run "$SCRATCH/r" --tree ../x --variant upstream --cell arm64
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--tree '../x' is not a name"* ]]
+	run "$NMX" cell-dir --run "$SCRATCH/r" --tree t --variant .. --cell arm64
+	[ "$status" -eq 2 ]
+	run "$NMX" cell-dir --run "$SCRATCH/r" --tree t --variant v
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--cell '' is not a name"* ]]
+	[ ! -e "$SCRATCH/r" ]
+}
+
+@test "record: stages and facts appended as one line each, tabs and line ends made spaces" {
+	local dir=$SCRATCH/cell
+	mkdir "$dir"
+	"$NMX" record --cell-dir "$dir" stage prepare ok 3.25
+	"$NMX" record --cell-dir "$dir" stage kernel BUILD_FAIL 12 "$(printf 'error:\tfoo\nbar')"
+	"$NMX" record --cell-dir "$dir" meta qemu_version "$(printf 'QEMU 7.2\nCopyright')"
+	[ "$(cat "$dir/stages.tsv")" = "$(printf 'prepare\tok\t3.25\t\nkernel\tBUILD_FAIL\t12\terror: foo bar')" ]
+	[ "$(cat "$dir/meta.tsv")" = "$(printf 'qemu_version\tQEMU 7.2 Copyright')" ]
+	# What nmx result reads back.
+	"$NMX" result --cell-dir "$dir"
+	grep -q '^  "status": "BUILD_FAIL",$' "$dir/result.json"
+	grep -q '^  "failed_stage": "kernel",$' "$dir/result.json"
+}
+
+@test "record: an unknown stage, a status a stage cannot end with, an unknown key, bad seconds: exit 2, nothing written" {
+	local dir=$SCRATCH/cell
+	mkdir "$dir"
+	run "$NMX" record --cell-dir "$dir" stage compile ok 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"'compile' is no stage"* ]]
+	run "$NMX" record --cell-dir "$dir" stage boot BUILD_FAIL 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *'stage boot cannot end BUILD_FAIL'* ]]
+	run "$NMX" record --cell-dir "$dir" stage kernel PASS 1
+	[ "$status" -eq 2 ]
+	run "$NMX" record --cell-dir "$dir" stage kernel ok -1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"'-1' is no number of seconds"* ]]
+	run "$NMX" record --cell-dir "$dir" meta color blue
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"'color' is no meta.tsv key"* ]]
+	run "$NMX" record --cell-dir "$dir" meta loader
+	[ "$status" -eq 2 ]
+	[[ "$output" == *'usage: nmx record'* ]]
+	[ ! -e "$dir/stages.tsv" ]
+	[ ! -e "$dir/meta.tsv" ]
+	run "$NMX" record --cell-dir "$SCRATCH/nonexistent" meta loader uboot
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"cannot write $SCRATCH/nonexistent/meta.tsv"* ]]
+}
+
+@test "record: every meta key the scripts write is one rundir.c knows" {
+	local key
+	# record_meta DIR KEY VALUE, as build.sh and boot.sh call it.
+	for key in $(grep -ho 'record_meta "[^"]*" [a-z_]*' "$TOP"/*.sh "$TOP"/scripts/*.sh | awk '{print $3}' | sort -u); do
+		"$NMX" record --cell-dir "$SCRATCH" meta "$key" x
+	done
+	[ "$(wc -l <"$SCRATCH/meta.tsv")" -gt 20 ]
+}

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nmx record, nmx cell-dir: how the scripts write a cell's records and
+ * find its directory, so that the layout, the record files and what
+ * they may hold are spelled in rundir.c only.
+ */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "rundir.h"
+
+/* A record field is one line without tabs: both become spaces. */
+static void put_field(FILE *f, const char *s)
+{
+	for (; *s; s++)
+		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
+}
+
+static int append(const char *dir, const char *file, const char *const *fields,
+		  int n)
+{
+	char path[4096];
+	FILE *f;
+	int i, err;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path)) {
+		fprintf(stderr, "nmx: path too long: %s/%s\n", dir, file);
+		return -1;
+	}
+	f = fopen(path, "a");
+	if (!f) {
+		fprintf(stderr, "nmx: cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputc('\t', f);
+		put_field(f, fields[i]);
+	}
+	fputc('\n', f);
+	err = ferror(f);
+	if (fclose(f) || err) {
+		fprintf(stderr, "nmx: cannot write %s\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+static int valid_seconds(const char *s)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(s, &end);
+	return *s && !*end && !errno && d >= 0 && d < 1e7;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	const char *dir = NULL;
+
+	if (argc >= 3 && !strcmp(argv[1], "--cell-dir")) {
+		dir = argv[2];
+		argc -= 3;
+		argv += 3;
+	}
+	if (dir && argc >= 4 && argc <= 5 && !strcmp(argv[0], "stage")) {
+		const char *f[4] = { argv[1], argv[2], argv[3], argc == 5 ? argv[4] : "" };
+
+		if (rundir_check_stage(f[0], f[1]))
+			return EXIT_INFRA;
+		if (!valid_seconds(f[2])) {
+			fprintf(stderr, "nmx record: '%s' is no number of seconds\n", f[2]);
+			return EXIT_INFRA;
+		}
+		return append(dir, RUNDIR_STAGES, f, 4) ? EXIT_INFRA : EXIT_PASS;
+	}
+	if (dir && argc == 3 && !strcmp(argv[0], "meta")) {
+		const char *f[2] = { argv[1], argv[2] };
+
+		if (rundir_check_meta_key(f[0]))
+			return EXIT_INFRA;
+		return append(dir, RUNDIR_META, f, 2) ? EXIT_INFRA : EXIT_PASS;
+	}
+	fprintf(stderr, "usage: nmx record --cell-dir DIR stage NAME STATUS SECONDS [DETAIL]\n"
+			"       nmx record --cell-dir DIR meta KEY VALUE\n");
+	return EXIT_INFRA;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag,
+		      struct FTW *ftw)
+{
+	if ((flag == FTW_DP ? rmdir(path) : unlink(path)) && errno != ENOENT) {
+		fprintf(stderr, "nmx: cannot remove %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int mkdirs(char *path)
+{
+	char *p;
+
+	for (p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0777) && errno != EEXIST) {
+			*p = '/';
+			return -1;
+		}
+		*p = '/';
+	}
+	return mkdir(path, 0777) && errno != EEXIST ? -1 : 0;
+}
+
+/* A name that is one path component: a tree, variant or cell. */
+static int one_component(const char *what, const char *s)
+{
+	if (s && *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, ".."))
+		return 0;
+	fprintf(stderr, "nmx cell-dir: --%s '%s' is not a name\n", what, s ? s : "");
+	return -1;
+}
+
+/*
+ * The directory of one cell in a run, printed. --fresh: the cell starts
+ * over (a cell that was cut off leaves no records of two attempts): the
+ * directory emptied, its meta.tsv begun with the run's id and its
+ * reproduce.sh with the shell's header.
+ */
+int cmd_cell_dir(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "run", required_argument, 0, 'r' },
+		{ "tree", required_argument, 0, 't' },
+		{ "variant", required_argument, 0, 'v' },
+		{ "cell", required_argument, 0, 'c' },
+		{ "fresh", no_argument, 0, 'F' },
+		{ 0 }
+	};
+	const char *run = NULL, *tree = NULL, *variant = NULL, *cell = NULL;
+	const char *run_id;
+	char dir[4096];
+	int opt, fresh = 0;
+	FILE *f;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'r': run = optarg; break;
+		case 't': tree = optarg; break;
+		case 'v': variant = optarg; break;
+		case 'c': cell = optarg; break;
+		case 'F': fresh = 1; break;
+		default: return EXIT_INFRA;
+		}
+	}
+	if (optind != argc || !run || !*run) {
+		fprintf(stderr, "usage: nmx cell-dir [--fresh] --run RUN_DIR --tree T --variant V --cell C\n");
+		return EXIT_INFRA;
+	}
+	if (one_component("tree", tree) || one_component("variant", variant) ||
+	    one_component("cell", cell))
+		return EXIT_INFRA;
+	rundir_cell(dir, sizeof(dir), run, tree, variant, cell);
+	if (fresh) {
+		const char *id[2] = { "run_id", NULL };
+
+		if (nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS) && errno != ENOENT)
+			return EXIT_INFRA;
+		if (mkdirs(dir)) {
+			fprintf(stderr, "nmx: cannot make %s: %s\n", dir, strerror(errno));
+			return EXIT_INFRA;
+		}
+		run_id = strrchr(run, '/') ? strrchr(run, '/') + 1 : run;
+		id[1] = run_id;
+		if (append(dir, RUNDIR_META, id, 2))
+			return EXIT_INFRA;
+		if (snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/%s",
+			     RUNDIR_REPRODUCE) >= (int)(sizeof(dir) - strlen(dir)))
+			return EXIT_INFRA;
+		f = fopen(dir, "w");
+		if (!f || fprintf(f, "#!/bin/sh\n# Reproduce %s (%s-%s) by hand, stage by stage.\nset -e\n",
+				  cell, tree, variant) < 0 || fclose(f)) {
+			fprintf(stderr, "nmx: cannot write %s\n", dir);
+			return EXIT_INFRA;
+		}
+		rundir_cell(dir, sizeof(dir), run, tree, variant, cell);
+	}
+	printf("%s\n", dir);
+	return EXIT_PASS;
+}
+
+struct seconds_walk {
+	const char *stage;	/* NULL: every stage */
+	int n;
+};
+
+static void put_seconds(char **f, int n, void *data)
+{
+	struct seconds_walk *w = data;
+
+	if (n < 3)
+		return;
+	if (!w->stage)
+		printf("%s%s %.0f s", w->n++ ? ", " : "", f[0], atof(f[2]));
+	else if (!strcmp(f[0], w->stage) && !strcmp(f[1], RUNDIR_STAGE_OK) && !w->n++)
+		printf("%.0f\n", atof(f[2]));
+}
+
+/*
+ * The seconds a cell's stages took, for the progress lines: every
+ * stage recorded ("prepare 3 s, configure 1 s, ..."), or one stage's
+ * seconds if it ended ok. Nothing when the cell has no records.
+ */
+int cmd_stage_seconds(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "cell-dir", required_argument, 0, 'd' },
+		{ "stage", required_argument, 0, 's' },
+		{ 0 }
+	};
+	struct seconds_walk w = { 0 };
+	const char *dir = NULL;
+	char path[4096];
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': dir = optarg; break;
+		case 's': w.stage = optarg; break;
+		default: return EXIT_INFRA;
+		}
+	}
+	if (optind != argc || !dir) {
+		fprintf(stderr, "usage: nmx stage-seconds --cell-dir DIR [--stage NAME]\n");
+		return EXIT_INFRA;
+	}
+	if (w.stage && rundir_check_stage(w.stage, RUNDIR_STAGE_OK))
+		return EXIT_INFRA;
+	if (snprintf(path, sizeof(path), "%s/%s", dir, RUNDIR_STAGES) >= (int)sizeof(path))
+		return EXIT_INFRA;
+	rundir_each_tsv(path, put_seconds, &w);
+	if (!w.stage && w.n)
+		putchar('\n');
+	return EXIT_PASS;
+}
