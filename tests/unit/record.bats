@@ -80,8 +80,10 @@ load helpers
 @test "record: every meta key the scripts write is one rundir.c knows" {
 	local key
 	# record_meta DIR KEY VALUE, as build.sh and boot.sh call it.
-	for key in $(grep -ho 'record_meta "[^"]*" [a-z_]*' "$TOP"/*.sh "$TOP"/scripts/*.sh | awk '{print $3}' | sort -u); do
+	grep -ho 'record_meta "[^"]*" [a-z_]*' "$TOP"/*.sh "$TOP"/scripts/*.sh |
+		awk '{print $3}' | sort -u >"$SCRATCH/keys"
+	while read -r key; do
 		"$NMX" record --cell-dir "$SCRATCH" meta "$key" x
-	done
+	done <"$SCRATCH/keys"
 	[ "$(wc -l <"$SCRATCH/meta.tsv")" -gt 20 ]
 }
