@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # Build one cell: prepare tree -> configure -> kernel -> guest.
 #
-#   build.sh [--stage NAME] [--cell-dir DIR] TREE VARIANT CELL
+#   build.sh [--stage NAME] [--cell-dir DIR] [--make-jobs N]
+#            [--distcc-hosts HOSTS] TREE VARIANT CELL
 #
 # Each stage reads the previous one's output on disk and writes its own,
 # so a stage can be rerun alone (--stage prepare|configure|kernel|guest).
 # Stage results go to DIR/stages.tsv (DIR defaults to a scratch results
 # directory); logs to DIR/build.log. Exit: 0 ok, 1 the cell failed
 # (PATCH_FAIL, CONFIG_FAIL, BUILD_FAIL), 2 infrastructure (INFRA_FAIL).
+# --make-jobs: make's -j (default: cores + 1); --distcc-hosts: the
+# kernel's compiles that miss ccache go to these distcc hosts. matrix.sh
+# passes its own (NMX_MAKE_JOBS, NMX_DISTCC_HOSTS).
 set -euo pipefail
 
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/scripts/lib.sh"
 
 usage() {
-	echo "usage: $0 [--stage prepare|configure|kernel|guest|all] [--cell-dir DIR] [--make-jobs N] TREE VARIANT CELL" >&2
+	echo "usage: $0 [--stage prepare|configure|kernel|guest|all] [--cell-dir DIR] [--make-jobs N] [--distcc-hosts HOSTS] TREE VARIANT CELL" >&2
 	exit 2
 }
 
@@ -395,14 +399,14 @@ stage_configure() {
 }
 
 stage_kernel() {
-	local t0 image jobs key skip vendor_dtb cpu0 cpu1
+	local t0 image jobs key skip cpu0 cpu1
 	t0=$(date +%s.%N)
 	need_tools make "${NMX_CROSS_COMPILE}gcc" ccache bc flex bison
 	[ -f "$NMX_OUT/.config" ] || fail kernel INFRA_FAIL 0 "no .config: run the configure stage"
-	# --make-jobs (NMX_MAKE_JOBS): the user's, or what matrix.sh leaves the
-	# build when boots run beside it.
-	jobs=${MAKE_JOBS:-${NMX_MAKE_JOBS:-$(($(nproc) + 1))}}
-	if [ -n "${NMX_DISTCC_HOSTS:-}" ]; then
+	# --make-jobs: the user's, or what matrix.sh leaves the build when
+	# boots run beside it.
+	jobs=${MAKE_JOBS:-$(($(nproc) + 1))}
+	if [ -n "$DISTCC" ]; then
 		need_tools distcc
 		# As many jobs as the hosts take, if that is more.
 		[ "$(distcc -j)" -le "$jobs" ] || jobs=$(distcc -j)
@@ -445,16 +449,6 @@ stage_kernel() {
 			-a "$NMX_UIMAGE_LOAD" -e "$NMX_UIMAGE_LOAD" -n "notrace-matrix $NMX_CELL" \
 			-d "$image" "$NMX_OUT/uImage" >>"$LOG" 2>&1 ||
 			fail kernel BUILD_FAIL "$(seconds_since "$t0")" "mkimage failed"
-	fi
-	if [ -n "$NMX_DTB" ] && [ ! -f "$NMX_OUT/$NMX_DTB" ]; then
-		# Since 6.5 ARM keeps its DTS files in vendor directories
-		# (dts/arm/...): the arch file names the old place.
-		vendor_dtb=$(find "$NMX_OUT/$(dirname "$NMX_DTB")" -mindepth 2 -maxdepth 2 \
-			-name "$(basename "$NMX_DTB")" | sort | head -n 1)
-		if [ -n "$vendor_dtb" ]; then
-			recorded "$CELL_DIR" cp "$vendor_dtb" "$NMX_OUT/$NMX_DTB" >>"$LOG" 2>&1 ||
-				fail kernel BUILD_FAIL "$(seconds_since "$t0")" "cannot copy $vendor_dtb"
-		fi
 	fi
 	if [ -n "$NMX_DTB" ] && [ ! -f "$NMX_OUT/$NMX_DTB" ]; then
 		fail kernel BUILD_FAIL "$(seconds_since "$t0")" "no $NMX_DTB after make"
@@ -604,11 +598,13 @@ main() {
 	local stage=all last
 	CELL_DIR=
 	MAKE_JOBS=
+	DISTCC=
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--stage) stage=$2; shift 2 ;;
 		--cell-dir) CELL_DIR=$2; shift 2 ;;
 		--make-jobs) MAKE_JOBS=$2; shift 2 ;;
+		--distcc-hosts) DISTCC=$2; shift 2 ;;
 		-h | --help) usage ;;
 		-*) usage ;;
 		*) break ;;
@@ -617,6 +613,7 @@ main() {
 	[ $# -eq 3 ] || usage
 	load_cell "$1" "$2" "$3" || exit 2
 	set_work_dirs
+	[ -z "$DISTCC" ] || use_distcc "$DISTCC"
 	CELL_DIR=${CELL_DIR:-$NMX_TOP/results/scratch/$NMX_TREE-$NMX_VARIANT/$NMX_CELL}
 	mkdir -p "$CELL_DIR"
 	CELL_DIR=$(cd "$CELL_DIR" && pwd)

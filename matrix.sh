@@ -252,7 +252,8 @@ build_cell() {
 	# A cell that was cut off starts over: no records of two attempts.
 	dir=$(nmx cell-dir --fresh --run "$NMX_RESULTS/$run_id" --tree "$tree" \
 		--variant "$variant" --cell "$cell") || return 2
-	"$NMX_TOP/build.sh" ${MAKE_JOBS:+--make-jobs "$MAKE_JOBS"} --cell-dir "$dir" "$tree" "$variant" "$cell" || rc=$?
+	"$NMX_TOP/build.sh" ${MAKE_JOBS:+--make-jobs "$MAKE_JOBS"} ${DISTCC:+--distcc-hosts "$DISTCC"} \
+		--cell-dir "$dir" "$tree" "$variant" "$cell" || rc=$?
 	[ "$rc" -eq 0 ] || cell_finished "$dir"
 	return "$rc"
 }
@@ -455,6 +456,7 @@ main() {
 	# Boots at a time (--boots): as many as cores, each TCG guest taking one.
 	JOBS=${NMX_JOBS:-$(nproc)}
 	MAKE_JOBS=${NMX_MAKE_JOBS:-}
+	DISTCC=${NMX_DISTCC_HOSTS:-}
 	# How each cell boots: boot.sh's options of these names.
 	BOOT_WITH=${NMX_BOOT_WITH:-qemu}
 	LOADER=${NMX_LOADER:-uboot}
@@ -581,7 +583,7 @@ main() {
 	if [ "$install" -eq 1 ]; then
 		local -a profile=()
 		[ "$BOOT_WITH" != lava ] || profile+=(--lava)
-		[ -z "${NMX_DISTCC_HOSTS:-}" ] || profile+=(--distcc)
+		[ -z "$DISTCC" ] || profile+=(--distcc)
 		"$NMX_TOP/scripts/install-deps.sh" "${profile[@]}" || exit 2
 	fi
 	make -s -C "$NMX_TOP/tools/nmx" >&2 || exit 2

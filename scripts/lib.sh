@@ -117,12 +117,14 @@ set_work_dirs() {
 	export CCACHE_DEPEND=1
 	# What every recorded command runs with, and its reproducer too.
 	NMX_RECORD_ENV=("CCACHE_DIR=$CCACHE_DIR" "CCACHE_BASEDIR=$CCACHE_BASEDIR" "CCACHE_DEPEND=1")
-	# Opt-in: compile on other machines. ccache looks up first; a miss
-	# goes through distcc to the hosts (distcc's DISTCC_HOSTS syntax).
-	if [ -n "${NMX_DISTCC_HOSTS:-}" ]; then
-		export CCACHE_PREFIX=distcc DISTCC_HOSTS=$NMX_DISTCC_HOSTS
-		NMX_RECORD_ENV+=("CCACHE_PREFIX=distcc" "DISTCC_HOSTS=$DISTCC_HOSTS")
-	fi
+}
+
+# use_distcc HOSTS: compile on other machines (build.sh --distcc-hosts).
+# ccache looks up first; a miss goes through distcc to HOSTS (distcc's
+# DISTCC_HOSTS syntax).
+use_distcc() {
+	export CCACHE_PREFIX=distcc DISTCC_HOSTS=$1
+	NMX_RECORD_ENV+=("CCACHE_PREFIX=distcc" "DISTCC_HOSTS=$DISTCC_HOSTS")
 }
 
 # record_stage CELL_DIR STAGE STATUS SECONDS [DETAIL], record_meta CELL_DIR

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
-# NMX_DISTCC_HOSTS: the kernel's compiles go through ccache to distcc and
-# a distccd, here one on 127.0.0.1 serving this machine's compilers.
+# build.sh --distcc-hosts (matrix.sh: NMX_DISTCC_HOSTS): the kernel's
+# compiles go through ccache to distcc and a distccd, here one on
+# 127.0.0.1 serving this machine's compilers.
 
 load helpers
 
@@ -27,19 +28,21 @@ teardown() {
 	command -v distccd >/dev/null || { echo "no distccd: scripts/install-deps.sh installs distcc" >&2; false; }
 	setup_fake CONFIG_FAKE_COMPILE=y
 	start_distccd
-	export NMX_DISTCC_HOSTS="127.0.0.1:$PORT/4" DISTCC_FALLBACK=0
-	build fake-good prepare
-	build fake-good configure
-	build fake-good kernel
-	[ "$status" -eq 0 ]
+	export DISTCC_FALLBACK=0
+	for stage in prepare configure kernel; do
+		run "$TOP/build.sh" --stage "$stage" --distcc-hosts "127.0.0.1:$PORT/4" \
+			--cell-dir "$CELL" fake-good upstream fake
+		[ "$status" -eq 0 ]
+	done
 	[ -f "$NMX_CACHE/work/fake-good-upstream/out/fake/compiled.o" ]
 	grep -q 'COMPILE_OK .*compiled.c' "$SCRATCH/distccd.log"
 	# As many jobs as distcc says the hosts take (4 here, more than nproc + 1 on 2 cores).
 	grep -q "CCACHE_PREFIX=distcc DISTCC_HOSTS=127.0.0.1:$PORT/4 make .* -j$(distcc -j) fakeImage" "$CELL/reproduce.sh"
 }
 
-@test "distcc: without NMX_DISTCC_HOSTS nothing goes to distcc" {
+@test "distcc: without --distcc-hosts nothing goes to distcc (build.sh takes no knob from the environment)" {
 	setup_fake CONFIG_FAKE_COMPILE=y
+	export NMX_DISTCC_HOSTS=127.0.0.1:1/4
 	build fake-good prepare
 	build fake-good configure
 	build fake-good kernel

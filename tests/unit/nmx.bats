@@ -382,6 +382,25 @@ fake_cell() { # dir status-of-configure
 	[[ "$output" == *'guest.fault_root maps a kernel version ("6.12") to a function'* ]]
 }
 
+@test "env: the big.LITTLE DTB where each tree's Kbuild puts it (6.5 moved ARM's into vendor directories)" {
+	run nmx env --tree linux-6.1 --variant upstream --cell arm-biglittle
+	[[ "$output" == *"NMX_DTB='arch/arm/boot/dts/vexpress-v2p-ca15-tc1.dtb'"* ]]
+	run nmx env --tree linux-6.12 --variant upstream --cell arm-biglittle
+	[[ "$output" == *"NMX_DTB='arch/arm/boot/dts/arm/vexpress-v2p-ca15-tc1.dtb'"* ]]
+	run nmx env --tree linux-7.2 --variant upstream --cell arm64
+	[[ "$output" == *"NMX_DTB=''"* ]]
+	# A tree older than every entry has none: an error, not a guess.
+	cp -r "$TOP/arches" "$SCRATCH/arches"
+	sed -i '/"6.1": arch.*dtb$/d' "$SCRATCH/arches/arm-biglittle.yaml"
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" env --tree linux-6.1 --variant upstream --cell arm-biglittle
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"cell arm-biglittle names no DTB for kernel 6.1"* ]]
+	sed -i 's/"6.5": arch/six: arch/' "$SCRATCH/arches/arm-biglittle.yaml"
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" env --tree linux-6.12 --variant upstream --cell arm-biglittle
+	[ "$status" -eq 2 ]
+	[[ "$output" == *'arm-biglittle.yaml:'*': dtb maps a kernel version ("6.12") to a DTB path'* ]]
+}
+
 @test "guest-header --src: the tree's function-graph and function-filter ftracetest cases, in name order" {
 	local d=$SCRATCH/tree/tools/testing/selftests/ftrace/test.d/ftrace
 	mkdir -p "$d"

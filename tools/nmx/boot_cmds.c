@@ -124,7 +124,7 @@ int cmd_qemu_cmd(int argc, char **argv)
 		cell_free(&c);
 		return EXIT_INFRA;
 	}
-	if (c.dtb && !s.dtb && !s.uboot_dtb && !s.dump_dtb) {
+	if (cell_has_dtb(&c) && !s.dtb && !s.uboot_dtb && !s.dump_dtb) {
 		fprintf(stderr, "nmx qemu-cmd: cell %s boots with a DTB: pass --dtb\n",
 			c.name);
 		cell_free(&c);
@@ -227,7 +227,7 @@ int cmd_lava_job(int argc, char **argv)
 	}
 	if (load_boot_cell(&s, &c, &accel))
 		return EXIT_INFRA;
-	if (c.dtb && !s.dtb) {
+	if (cell_has_dtb(&c) && !s.dtb) {
 		fprintf(stderr, "nmx lava-job: cell %s boots with a DTB: pass --dtb\n",
 			c.name);
 		cell_free(&c);

@@ -274,8 +274,9 @@ int cmd_env(int argc, char **argv)
 	struct tree *t;
 	struct variant *v;
 	struct cell c;
+	const char *dtb;
 	char buf[64];
-	int ret = EXIT_INFRA;
+	int ret = EXIT_INFRA, err = 0;
 
 	if (parse_selection(argc, argv, "tree variant cell", &s))
 		return EXIT_INFRA;
@@ -294,6 +295,9 @@ int cmd_env(int argc, char **argv)
 			s.variant);
 		goto free_cell;
 	}
+	dtb = cell_dtb(&c, t->version, &err);
+	if (err)
+		goto free_cell;
 	sh_var("NMX_TREE", t->name);
 	sh_var("NMX_TREE_PACKAGE", t->package);
 	sh_var("NMX_TREE_TARBALL", t->tarball);
@@ -314,7 +318,7 @@ int cmd_env(int argc, char **argv)
 	sh_array("NMX_MAKE_TARGETS", &c.make_targets);
 	sh_var("NMX_KERNEL_IMAGE", c.kernel_image);
 	sh_var("NMX_UIMAGE_LOAD", c.uimage_load);
-	sh_var("NMX_DTB", c.dtb);
+	sh_var("NMX_DTB", dtb);
 	sh_var("NMX_QEMU_BINARY", c.qemu_binary);
 	sh_var("NMX_UBOOT_FIRMWARE", c.uboot_firmware);
 	sh_var("NMX_UBOOT_KERNEL_LOAD", c.uboot_kernel_load);

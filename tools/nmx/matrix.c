@@ -298,7 +298,7 @@ static int get_kconfig_since(struct ydoc *y, yaml_node_t *n, struct cell *c)
  * @key of @parent: a string for every tree, or a mapping from the kernel
  * version where a value starts to be the one ("6.1": do_page_fault,
  * "6.12": handle_page_fault) where it changed between trees; @where is
- * @parent's name and @value what the mapping maps to ("a function"), for
+ * @parent's name (NULL: the file's top level) and @value what the mapping maps to ("a function"), for
  * errors. Absent is an error if @required.
  */
 static int get_by_version(struct ydoc *y, yaml_node_t *parent, const char *where,
@@ -316,8 +316,9 @@ static int get_by_version(struct ydoc *y, yaml_node_t *parent, const char *where
 			const char *r = ydoc_str(yaml_document_get_node(&y->doc, p->value));
 
 			if (!v || version_number(v) < 0 || !r || !*r) {
-				fprintf(stderr, "%s:%d: %s.%s maps a kernel version (\"6.12\") to %s\n",
-					y->path, ydoc_line(n), where, key, value);
+				fprintf(stderr, "%s:%d: %s%s%s maps a kernel version (\"6.12\") to %s\n",
+					y->path, ydoc_line(n), where ? where : "",
+					where ? "." : "", key, value);
 				err = -1;
 				continue;
 			}
@@ -325,8 +326,9 @@ static int get_by_version(struct ydoc *y, yaml_node_t *parent, const char *where
 			strlist_add(&out->values, r);
 		}
 		if (!out->versions.n && !err) {
-			fprintf(stderr, "%s:%d: %s.%s maps no version\n",
-				y->path, ydoc_line(n), where, key);
+			fprintf(stderr, "%s:%d: %s%s%s maps no version\n",
+				y->path, ydoc_line(n), where ? where : "",
+				where ? "." : "", key);
 			err = -1;
 		}
 		return err;
@@ -376,6 +378,23 @@ const char *cell_fault_root(const struct cell *c, const char *version)
 		fprintf(stderr, "nmx: cell %s names no fault root for kernel %s\n",
 			c->name, version ? version : "of unknown version (give --tree)");
 	return root;
+}
+
+int cell_has_dtb(const struct cell *c)
+{
+	return c->dtb.one || c->dtb.versions.n;
+}
+
+const char *cell_dtb(const struct cell *c, const char *version, int *err)
+{
+	const char *dtb = by_version(&c->dtb, version);
+
+	if (!dtb && cell_has_dtb(c)) {
+		fprintf(stderr, "nmx: cell %s names no DTB for kernel %s\n",
+			c->name, version ? version : "of unknown version (give --tree)");
+		*err = -1;
+	}
+	return dtb;
 }
 
 /*
@@ -477,7 +496,8 @@ int cell_load(struct cell *c, const char *arches_dir, const char *name)
 	c->kernel_image = need_str(&y, root, "kernel_image", "the cell", &err);
 	c->uimage_load = dup_or_null(ydoc_str(ydoc_get(&y, root,
 						       "uimage_load")));
-	c->dtb = dup_or_null(ydoc_str(ydoc_get(&y, root, "dtb")));
+	err |= get_by_version(&y, root, NULL, "dtb", "a DTB path", 0,
+			      &c->dtb);
 	err |= get_list(&y, root, "kconfig", &c->kconfig);
 	err |= get_list(&y, root, "packages", &c->packages);
 	err |= check_kconfig_lines(&y, &c->kconfig);
@@ -595,7 +615,7 @@ void cell_free(struct cell *c)
 	strlist_free(&c->make_targets);
 	free(c->kernel_image);
 	free(c->uimage_load);
-	free(c->dtb);
+	by_version_free(&c->dtb);
 	strlist_free(&c->kconfig);
 	strlist_free(&c->kconfig_since);
 	strlist_free(&c->kconfig_since_versions);

@@ -48,7 +48,11 @@ struct cell {
 	struct strlist make_targets;
 	char *kernel_image;	/* relative to the build directory */
 	char *uimage_load;	/* mkimage load/entry address, or NULL */
-	char *dtb;		/* relative to the build directory, or NULL */
+	/*
+	 * Relative to the build directory, or none. By version where the
+	 * tree moved it (6.5 put ARM's DTS files in vendor directories).
+	 */
+	struct by_version dtb;
 	struct strlist kconfig;
 	/* Asked for from a kernel version on: kconfig_since[i] from version i */
 	struct strlist kconfig_since, kconfig_since_versions;
@@ -96,6 +100,13 @@ void cell_free(struct cell *c);
  * @version. NULL (said on stderr) if the cell names none for it.
  */
 const char *cell_fault_root(const struct cell *c, const char *version);
+/* Does the cell boot with a DTB (on some kernel version)? */
+int cell_has_dtb(const struct cell *c);
+/*
+ * Its DTB on a tree of @version: NULL if it has none, or (said on
+ * stderr, *@err set) if none applies to @version.
+ */
+const char *cell_dtb(const struct cell *c, const char *version, int *err);
 /* Does a tree of kernel @version (NULL: unknown) take what @since names? */
 int version_at_least(const char *version, const char *since);
 /*
