@@ -120,9 +120,10 @@ prepare_uboot() {
 # QEMU itself, its serial port written to boot.log: through the cell's
 # U-Boot if it has one and LOADER is uboot. DTB and KERNEL_ARGS may be
 # empty. Sets the caller's variable named STOPPED_VAR to 1 if the time
-# limit stopped the boot, else 0.
+# limit stopped the boot, else 0 (a name other than stopped_ref: bash's
+# namerefs cannot refer to a variable of their own name).
 boot_qemu() {
-	local -n stopped=$1
+	local -n stopped_ref=$1
 	local cell_dir=$2 loader=$3 accel=$4 kernel=$5 initrd=$6 dtb=$7 kargs=$8
 	local uboot through='' rc=0
 	local -a cmd boot_args=(--kernel "$kernel" --initrd "$initrd")
@@ -149,9 +150,9 @@ boot_qemu() {
 		"$NMX_BIN" guard --log "$cell_dir/boot.log" --timeout "$NMX_BOOT_TIMEOUT" -- \
 		"${cmd[@]}" || rc=$?
 	# 124: the time ran out; 137: QEMU had to be killed.
-	stopped=0
+	stopped_ref=0
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
-		stopped=1
+		stopped_ref=1
 	fi
 }
 
@@ -161,8 +162,9 @@ boot_qemu() {
 # the console it logged becomes boot.log. DTB and KERNEL_ARGS may be
 # empty; T0: when the boot began. Sets the caller's variable named
 # STOPPED_VAR to 1 if the time limit stopped the boot, else 0.
+# shellcheck disable=SC2034 # stopped_ref: the caller's variable, a nameref
 boot_lava() {
-	local -n stopped=$1
+	local -n stopped_ref=$1
 	local cell_dir=$2 accel=$3 kernel=$4 initrd=$5 dtb=$6 kargs=$7 t0=$8 missing rc=0
 	local dir=$cell_dir/lava
 	local -a args=()
@@ -200,10 +202,10 @@ boot_lava() {
 	record_meta "$cell_dir" lava_result "$(tr '\n' ' ' <"$dir/output/result.yaml" 2>/dev/null | head -c 300)"
 	# The suite did not end within its time (LAVA stopped the job), or
 	# lava-run itself had to be killed.
-	stopped=0
+	stopped_ref=0
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] ||
 		grep -q 'timed out after' "$dir/output/result.yaml" 2>/dev/null; then
-		stopped=1
+		stopped_ref=1
 	fi
 }
 
@@ -307,9 +309,15 @@ main() {
 	recorded --stdout "$cell_dir/verdict.txt" --may-fail "$cell_dir" "$NMX_BIN" \
 		-m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" judge --log "$cell_dir/boot.log" \
 		--out "$cell_dir" "${timed_out[@]}" "${judge_args[@]}" || rc=$?
-	how="QEMU ${timed_out:+killed after timeout}${timed_out:-exited}"
-	[ "$engine" = lava ] && how="lava-run ${timed_out:+stopped after timeout}${timed_out:-exited}"
-	[ -z "$origin" ] || how="reused the console of $origin"
+	if [ -n "$origin" ]; then
+		how="reused the console of $origin"
+	elif [ "$engine" = lava ]; then
+		how="lava-run exited"
+		[ "$stopped" -eq 0 ] || how="lava-run stopped after timeout"
+	else
+		how="QEMU exited"
+		[ "$stopped" -eq 0 ] || how="QEMU killed after timeout"
+	fi
 	record_stage "$cell_dir" boot ok "$secs" "$how"
 	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): $(cat "$cell_dir/verdict.txt")"
 	return "$rc"

@@ -53,6 +53,18 @@ path_without() {
 	grep -q '^boot	INFRA_FAIL' "$CELL/stages.tsv"
 }
 
+@test "a boot past its time limit: QEMU stopped, judged TIMEOUT (not a boot failure), never kept for reuse" {
+	setup_boot
+	sed -i 's/^run:$/run:\n  boot_timeout: 1/' "$NMX_MATRIX"
+	"$TOP/build.sh" --cell-dir "$CELL" fake-good upstream fakeboot
+	NMX_FAKE_QEMU_SECONDS=30 run "$TOP/boot.sh" --cell-dir "$CELL" fake-good upstream fakeboot
+	[[ "$output" != *warning* ]]
+	[ "$status" -eq 1 ]
+	grep -q '"status": "TIMEOUT"' "$CELL/verdict.json"
+	grep -q '^boot	ok	.*	QEMU killed after timeout$' "$CELL/stages.tsv"
+	[ ! -d "$NMX_CACHE/boots" ] || [ -z "$(ls "$NMX_CACHE/boots")" ]
+}
+
 @test "one cell's compiler missing in a run: that cell INFRA_FAIL, the others still run, exit 2" {
 	setup_fake
 	fake_cell_with nocc 's/^cross_compile: .*/cross_compile: mips-linux-gnu-/'
