@@ -418,7 +418,7 @@ lock_cache() {
 # leave a note of what finished; the reports are not written.
 # shellcheck disable=SC2317 # called from the traps below
 on_signal() {
-	local sig=$1 line pid finished=() unfinished=()
+	local sig=$1 pid finished unfinished
 	trap - INT TERM
 	for pid in "${CELL_PIDS[@]}"; do
 		kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
@@ -426,18 +426,12 @@ on_signal() {
 	for pid in "${CELL_PIDS[@]}"; do
 		wait "$pid" 2>/dev/null || true
 	done
-	while read -r line; do
-		read -r tree variant cell <<<"$line"
-		if [ -f "$RUN_DIR/$tree-$variant/$cell/result.json" ]; then
-			finished+=("$tree-$variant/$cell")
-		else
-			unfinished+=("$tree-$variant/$cell")
-		fi
-	done <"$RUN_DIR/plan.tsv"
+	finished=$(nmx run-cells --run "$RUN_DIR" --finished --dirs | paste -sd ' ')
+	unfinished=$(nmx run-cells --run "$RUN_DIR" --unfinished --dirs | paste -sd ' ')
 	{
 		printf 'interrupted by SIG%s at %s\n' "$sig" "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-		printf 'finished: %s\n' "${finished[*]:-none}"
-		printf 'not finished: %s\n' "${unfinished[*]:-none}"
+		printf 'finished: %s\n' "${finished:-none}"
+		printf 'not finished: %s\n' "${unfinished:-none}"
 		printf 'resume: %s --resume %s\n' "$0" "$RUN_ID"
 	} >"$RUN_DIR/interrupted.txt"
 	progress "interrupted by SIG$sig: $(sed -n 2p "$RUN_DIR/interrupted.txt")"
@@ -451,7 +445,7 @@ main() {
 	case " $* " in
 	*" --bisect "* | *" --bisect="*) exec "$NMX_TOP/bisect.sh" "$@" ;;
 	esac
-	local local_dir='' series='' shard='' merge='' newest
+	local local_dir='' series='' shard='' merge='' newest left
 	local -a shards=() todo=()
 	# Boots at a time (--boots): as many as cores, each TCG guest taking one.
 	JOBS=${NMX_JOBS:-$(nproc)}
@@ -640,15 +634,12 @@ main() {
 	trap 'on_signal INT' INT
 	trap 'on_signal TERM' TERM
 	progress "run $RUN_ID: ${#plan[@]} cell(s), $JOBS boot(s) at a time; results in $RUN_DIR"
+	while read -r tree variant cell; do
+		progress "$cell ($tree-$variant): finished before, kept"
+	done < <(nmx run-cells --run "$RUN_DIR" --finished)
+	left=$(nmx run-cells --run "$RUN_DIR" --unfinished) || exit 2
 	todo=()
-	for line in "${plan[@]}"; do
-		read -r tree variant cell <<<"$line"
-		if [ -f "$RUN_DIR/$tree-$variant/$cell/result.json" ]; then
-			progress "$cell ($tree-$variant): finished before, kept"
-			continue
-		fi
-		todo+=("$line")
-	done
+	[ -z "$left" ] || mapfile -t todo <<<"$left"
 	if [ "${#todo[@]}" -gt 0 ]; then
 		expect_run "${todo[@]}"
 		if [ "$JOBS" -eq 1 ]; then

@@ -87,3 +87,25 @@ load helpers
 	done <"$SCRATCH/keys"
 	[ "$(wc -l <"$SCRATCH/meta.tsv")" -gt 20 ]
 }
+
+@test "run-cells: the planned cells, those that finished (a result.json) and those that did not" {
+	local run=$SCRATCH/run
+	mkdir -p "$run/t-upstream/a" "$run/t-upstream/b" "$run/t-seed/a"
+	printf 't upstream a\n# a comment\n\nt upstream b\nt seed a\n' >"$run/plan.tsv"
+	echo '{}' >"$run/t-upstream/b/result.json"
+	run "$NMX" run-cells --run "$run"
+	[ "$output" = "$(printf 't upstream a\nt upstream b\nt seed a')" ]
+	run "$NMX" run-cells --run "$run" --finished
+	[ "$output" = 't upstream b' ]
+	run "$NMX" run-cells --run "$run" --unfinished --dirs
+	[ "$output" = "$(printf 't-upstream/a\nt-seed/a')" ]
+	run "$NMX" run-cells --run "$run" --finished --unfinished
+	[ "$status" -eq 2 ]
+	printf 't upstream\n' >>"$run/plan.tsv"
+	run "$NMX" run-cells --run "$run"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"plan.tsv:6: not a 'tree variant cell' line"* ]]
+	run "$NMX" run-cells --run "$SCRATCH/none"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"cannot read $SCRATCH/none/plan.tsv"* ]]
+}

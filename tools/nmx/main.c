@@ -127,6 +127,10 @@ static const struct command commands[] = {
 "cell-dir [--fresh] --run RUN_DIR --tree T --variant V --cell C\n"
 "        print the cell's directory in the run; --fresh: it starts over, emptied,\n"
 "        its meta.tsv begun with the run's id and its reproduce.sh with a header\n" },
+	{ "run-cells", cmd_run_cells, 0,
+"run-cells --run RUN_DIR [--finished | --unfinished] [--dirs]\n"
+"        the run's planned cells (\"tree variant cell\"; --dirs: \"TREE-VARIANT/CELL\"):\n"
+"        every one, or those with a result (finished) or without\n" },
 	{ "record", cmd_record, 0,
 "record --cell-dir DIR stage NAME STATUS SECONDS [DETAIL]\n"
 "record --cell-dir DIR meta KEY VALUE\n"

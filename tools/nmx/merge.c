@@ -27,34 +27,29 @@ struct planned {
 	const char *from;	/* the shard it came from, or NULL */
 };
 
+struct plan_read {
+	struct planned **plan;
+	size_t *n;
+};
+
+static int add_planned(const char *tree, const char *variant,
+		       const char *cell, void *data)
+{
+	struct plan_read *r = data;
+
+	*r->plan = realloc(*r->plan, (*r->n + 1) * sizeof(**r->plan));
+	(*r->plan)[*r->n] = (struct planned){ strdup(tree), strdup(variant),
+					      strdup(cell), NULL };
+	(*r->n)++;
+	return 0;
+}
+
 static int read_plan(const char *path, struct planned **plan, size_t *n)
 {
-	char line[512], tree[160], variant[160], cell[160], extra;
-	FILE *f = fopen(path, "r");
-	int lineno = 0;
+	struct plan_read r = { plan, n };
 
-	if (!f) {
-		fprintf(stderr, "nmx merge: %s: %m\n", path);
+	if (rundir_each_planned(path, add_planned, &r) < 0)
 		return -1;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		lineno++;
-		if (line[0] == '\n' || line[0] == '#')
-			continue;
-		if (sscanf(line, "%159s %159s %159s %c", tree, variant, cell,
-			   &extra) != 3 || strchr(tree, '/') ||
-		    strchr(variant, '/') || strchr(cell, '/')) {
-			fprintf(stderr, "nmx merge: %s:%d: not a 'tree variant cell' line\n",
-				path, lineno);
-			fclose(f);
-			return -1;
-		}
-		*plan = realloc(*plan, (*n + 1) * sizeof(**plan));
-		(*plan)[*n] = (struct planned){ strdup(tree), strdup(variant),
-						strdup(cell), NULL };
-		(*n)++;
-	}
-	fclose(f);
 	if (!*n) {
 		fprintf(stderr, "nmx merge: %s plans no cell\n", path);
 		return -1;

@@ -255,3 +255,62 @@ int cmd_stage_seconds(int argc, char **argv)
 		putchar('\n');
 	return EXIT_PASS;
 }
+
+struct run_cells {
+	const char *run;
+	int want;	/* 1 finished, 0 not, -1 every cell */
+	int as_dir;
+};
+
+static int put_planned(const char *tree, const char *variant,
+		       const char *cell, void *data)
+{
+	struct run_cells *r = data;
+	char dir[4096], path[4200];
+
+	rundir_cell(dir, sizeof(dir), r->run, tree, variant, cell);
+	snprintf(path, sizeof(path), "%s/%s", dir, RUNDIR_RESULT);
+	if (r->want >= 0 && (access(path, F_OK) == 0) != r->want)
+		return 0;
+	if (r->as_dir)
+		printf("%s-%s/%s\n", tree, variant, cell);
+	else
+		printf("%s %s %s\n", tree, variant, cell);
+	return 0;
+}
+
+/*
+ * The planned cells of a run, as its plan lists them: every one, or
+ * those that finished (a result.json) or did not. --dirs: as the run
+ * directory's "TREE-VARIANT/CELL" instead of "tree variant cell".
+ */
+int cmd_run_cells(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "run", required_argument, 0, 'r' },
+		{ "finished", no_argument, 0, 'f' },
+		{ "unfinished", no_argument, 0, 'u' },
+		{ "dirs", no_argument, 0, 'd' },
+		{ 0 }
+	};
+	struct run_cells r = { NULL, -1, 0 };
+	char path[4096];
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'r': r.run = optarg; break;
+		case 'f': r.want = r.want == 0 ? 2 : 1; break;
+		case 'u': r.want = r.want == 1 ? 2 : 0; break;
+		case 'd': r.as_dir = 1; break;
+		default: return EXIT_INFRA;
+		}
+	}
+	if (optind != argc || !r.run || r.want == 2) {
+		fprintf(stderr, "usage: nmx run-cells --run RUN_DIR [--finished | --unfinished] [--dirs]\n");
+		return EXIT_INFRA;
+	}
+	if (snprintf(path, sizeof(path), "%s/%s", r.run, RUNDIR_PLAN) >= (int)sizeof(path))
+		return EXIT_INFRA;
+	return rundir_each_planned(path, put_planned, &r) < 0 ? EXIT_INFRA : EXIT_PASS;
+}

@@ -180,24 +180,21 @@ static void print_progress(const char *dir, json_t *r)
 	json_t *secs = json_object_get(r, "seconds");
 	json_t *kernel = json_object_get(secs, "kernel");
 	json_t *boot = json_object_get(secs, "boot");
-	size_t k, n = 0;
+	size_t k, n;
 	char *slash;
-	FILE *plan;
-	int c;
+	int c, planned;
 
 	snprintf(run, sizeof(run), "%s", dir);
 	for (c = 0; c < 2 && (slash = strrchr(run, '/')); c++)
 		*slash = '\0';
 	if (c < 2)
 		snprintf(run, sizeof(run), "%s/../..", dir);
-	snprintf(pattern, sizeof(pattern), "%s/*/*/result.json", run);
+	snprintf(pattern, sizeof(pattern), "%s/*/*/" RUNDIR_RESULT, run);
 	k = count_glob(pattern);
-	snprintf(pattern, sizeof(pattern), "%s/plan.tsv", run);
-	plan = fopen(pattern, "r");
-	while (plan && (c = fgetc(plan)) != EOF)
-		n += c == '\n';
-	if (plan)
-		fclose(plan);
+	/* A cell run alone (build.sh, boot.sh by hand) has no plan. */
+	snprintf(pattern, sizeof(pattern), "%s/" RUNDIR_PLAN, run);
+	planned = access(pattern, F_OK) ? 0 : rundir_each_planned(pattern, NULL, NULL);
+	n = planned > 0 ? (size_t)planned : 0;
 	printf("[%zu/%zu] %s (%s-%s): %s, %s", k, n > k ? n : k,
 	       json_string_value(json_object_get(r, "cell")),
 	       json_string_value(json_object_get(r, "tree")),
@@ -404,13 +401,24 @@ int cmd_step_verdict(int argc, char **argv)
  * The cells of a run directory: those with a result, those whose stages
  * were recorded, and those its plan.tsv names, each once ("TV/CELL").
  */
+static int add_planned(const char *tree, const char *variant,
+		       const char *cell, void *data)
+{
+	struct strlist *cells = data;
+	char rel[512];
+
+	snprintf(rel, sizeof(rel), "%s-%s/%s", tree, variant, cell);
+	if (!strlist_has(cells, rel))
+		strlist_add(cells, rel);
+	return 0;
+}
+
 static void run_cells(const char *run_dir, struct strlist *cells)
 {
-	static const char *const marks[] = { "result.json", "stages.tsv" };
-	char pattern[4096], line[512];
+	static const char *const marks[] = { RUNDIR_RESULT, RUNDIR_STAGES };
+	char pattern[4096];
 	size_t i, k;
 	glob_t g;
-	FILE *plan;
 
 	for (k = 0; k < sizeof(marks) / sizeof(marks[0]); k++) {
 		snprintf(pattern, sizeof(pattern), "%s/*/*/%s", run_dir, marks[k]);
@@ -425,19 +433,9 @@ static void run_cells(const char *run_dir, struct strlist *cells)
 		}
 		globfree(&g);
 	}
-	snprintf(pattern, sizeof(pattern), "%s/plan.tsv", run_dir);
-	plan = fopen(pattern, "r");
-	while (plan && fgets(line, sizeof(line), plan)) {
-		char tree[128], variant[128], cell[128], rel[400];
-
-		if (sscanf(line, "%127s %127s %127s", tree, variant, cell) != 3)
-			continue;
-		snprintf(rel, sizeof(rel), "%s-%s/%s", tree, variant, cell);
-		if (!strlist_has(cells, rel))
-			strlist_add(cells, rel);
-	}
-	if (plan)
-		fclose(plan);
+	snprintf(pattern, sizeof(pattern), "%s/" RUNDIR_PLAN, run_dir);
+	if (!access(pattern, F_OK))
+		rundir_each_planned(pattern, add_planned, cells);
 }
 
 static int cmp_cells(const void *a, const void *b)

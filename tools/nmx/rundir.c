@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The run directory's cell records, read in one place (rundir.h). */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -97,4 +98,39 @@ int rundir_check_meta_key(const char *key)
 			return 0;
 	fprintf(stderr, "nmx: '%s' is no meta.tsv key (rundir.c lists them)\n", key);
 	return -1;
+}
+
+int rundir_each_planned(const char *path,
+			int (*fn)(const char *tree, const char *variant,
+				  const char *cell, void *data),
+			void *data)
+{
+	char line[512], tree[160], variant[160], cell[160], extra;
+	FILE *f = fopen(path, "r");
+	int lineno = 0, n = 0;
+
+	if (!f) {
+		fprintf(stderr, "nmx: cannot read %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		lineno++;
+		if (line[0] == '\n' || line[0] == '#')
+			continue;
+		if (sscanf(line, "%159s %159s %159s %c", tree, variant, cell,
+			   &extra) != 3 || strchr(tree, '/') ||
+		    strchr(variant, '/') || strchr(cell, '/')) {
+			fprintf(stderr, "nmx: %s:%d: not a 'tree variant cell' line\n",
+				path, lineno);
+			n = -1;
+			break;
+		}
+		if (fn && fn(tree, variant, cell, data)) {
+			n = -1;
+			break;
+		}
+		n++;
+	}
+	fclose(f);
+	return n;
 }

@@ -13,6 +13,10 @@
 #define RUNDIR_STAGES "stages.tsv"
 #define RUNDIR_META "meta.tsv"
 #define RUNDIR_REPRODUCE "reproduce.sh"
+/* A cell that finished has one (nmx result writes it last). */
+#define RUNDIR_RESULT "result.json"
+/* The run's planned cells, "tree variant cell" lines (--resume's list). */
+#define RUNDIR_PLAN "plan.tsv"
 /* A stage's status when it did its work; otherwise a cell status (status.h). */
 #define RUNDIR_STAGE_OK "ok"
 
@@ -28,6 +32,17 @@ void rundir_cell(char *buf, size_t size, const char *run, const char *tree,
 int rundir_check_stage(const char *stage, const char *status);
 /* Is @key one of the meta.tsv keys (rundir.c's table)? 0 yes, -1 (said) no. */
 int rundir_check_meta_key(const char *key);
+
+/*
+ * Calls @fn with each planned cell of the plan file @path, in order
+ * (blank lines and # comments skipped). -1, said, if @path cannot be
+ * read or a line is not "tree variant cell" (names without '/'), or if
+ * @fn returns non-zero; else the number of cells.
+ */
+int rundir_each_planned(const char *path,
+			int (*fn)(const char *tree, const char *variant,
+				  const char *cell, void *data),
+			void *data);
 
 /*
  * Calls @fn with the tab-separated fields of each non-empty line of
