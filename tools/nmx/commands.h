@@ -59,6 +59,17 @@ int cmd_qemu_cmd(int argc, char **argv);
 int cmd_uboot_bootcmd(int argc, char **argv);
 int cmd_lava_job(int argc, char **argv);
 int cmd_lava_log(int argc, char **argv);
+/*
+ * What a run's end is made of, for the commands and for merge, which
+ * finishes a run the same way: a cell's result.json from its records
+ * (@progress: print the run's "[k/N] ..." line), the run's summary.txt
+ * and summary.json (exit as summary), its reports (EXIT_INFRA if one
+ * cannot be written; @baseline: an earlier run, or NULL).
+ */
+int cell_write_result(const char *cell_dir, int progress);
+int run_summary(const char *run_dir);
+int run_reports(const char *run_dir, const char *baseline);
+
 /* result_cmds.c */
 int cmd_judge(int argc, char **argv);
 int cmd_result(int argc, char **argv);

@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "matrix.h"
 #include "rundir.h"
+#include "status.h"
 
 struct planned {
 	char *tree, *variant, *cell;
@@ -131,7 +132,6 @@ static int write_missing(const char *run_dir, const char *run_id,
 			 const struct planned *p)
 {
 	char dir[4096], path[4200], text[2048];
-	char *argv[] = { "result", "--cell-dir", dir, NULL };
 
 	snprintf(dir, sizeof(dir), "%s/%s-%s", run_dir, p->tree, p->variant);
 	mkdir(dir, 0755);
@@ -141,14 +141,24 @@ static int write_missing(const char *run_dir, const char *run_id,
 		fprintf(stderr, "nmx merge: %s: %m\n", dir);
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/" RUNDIR_META, dir);
-	snprintf(text, sizeof(text), "run_id\t%s\ncell\t%s\ntree\t%s\nvariant\t%s\n",
-		 run_id, p->cell, p->tree, p->variant);
-	if (write_text(path, text))
-		return -1;
-	snprintf(path, sizeof(path), "%s/" RUNDIR_STAGES, dir);
-	if (write_text(path, "shard\tINFRA_FAIL\t0\tmissing: planned, but no shard reported this cell (its job was lost, or failed before writing its result)\n"))
-		return -1;
+	{
+		const char *meta[][2] = {
+			{ "run_id", run_id }, { "cell", p->cell },
+			{ "tree", p->tree }, { "variant", p->variant },
+		};
+		const char *stage[4] = {
+			"shard", status_name(ST_INFRA_FAIL), "0",
+			"missing: planned, but no shard reported this cell (its job was lost, or failed before writing its result)",
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(meta) / sizeof(meta[0]); i++)
+			if (rundir_append(dir, RUNDIR_META, meta[i], 2))
+				return -1;
+		if (rundir_check_stage(stage[0], stage[1]) ||
+		    rundir_append(dir, RUNDIR_STAGES, stage, 4))
+			return -1;
+	}
 	snprintf(path, sizeof(path), "%s/reproduce.sh", dir);
 	snprintf(text, sizeof(text),
 		 "#!/bin/sh\n# Reproduce %s (%s-%s): no shard ran it; run it alone with\n"
@@ -156,8 +166,7 @@ static int write_missing(const char *run_dir, const char *run_id,
 		 p->cell, p->tree, p->variant, p->tree, p->variant, p->cell);
 	if (write_text(path, text))
 		return -1;
-	optind = 0;
-	return cmd_result(3, argv) == EXIT_PASS ? 0 : -1;
+	return cell_write_result(dir, 0) == EXIT_PASS ? 0 : -1;
 }
 
 /* Merge the cells of one shard's run directory into @run_dir. */
@@ -290,15 +299,8 @@ int cmd_merge(int argc, char **argv)
 		if (write_missing(out, run_id, &plan[i]))
 			goto out;
 	}
-	{
-		char *sargv[] = { "summary", (char *)out, NULL };
-		char *rargv[] = { "report", (char *)out, NULL };
-
-		optind = 0;
-		rc = cmd_summary(2, sargv);
-		optind = 0;
-		ret = cmd_report(2, rargv) == EXIT_PASS ? rc : EXIT_INFRA;
-	}
+	rc = run_summary(out);
+	ret = run_reports(out, NULL) == EXIT_PASS ? rc : EXIT_INFRA;
 	fprintf(stderr, "nmx merge: %zu planned cell(s), %d missing, into %s\n",
 		n, missing, out);
 out:

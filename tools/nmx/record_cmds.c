@@ -18,43 +18,6 @@
 #include "commands.h"
 #include "rundir.h"
 
-/* A record field is one line without tabs: both become spaces. */
-static void put_field(FILE *f, const char *s)
-{
-	for (; *s; s++)
-		fputc(*s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s, f);
-}
-
-static int append(const char *dir, const char *file, const char *const *fields,
-		  int n)
-{
-	char path[4096];
-	FILE *f;
-	int i, err;
-
-	if (snprintf(path, sizeof(path), "%s/%s", dir, file) >= (int)sizeof(path)) {
-		fprintf(stderr, "nmx: path too long: %s/%s\n", dir, file);
-		return -1;
-	}
-	f = fopen(path, "a");
-	if (!f) {
-		fprintf(stderr, "nmx: cannot write %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	for (i = 0; i < n; i++) {
-		if (i)
-			fputc('\t', f);
-		put_field(f, fields[i]);
-	}
-	fputc('\n', f);
-	err = ferror(f);
-	if (fclose(f) || err) {
-		fprintf(stderr, "nmx: cannot write %s\n", path);
-		return -1;
-	}
-	return 0;
-}
-
 static int valid_seconds(const char *s)
 {
 	char *end;
@@ -83,14 +46,14 @@ int cmd_record(int argc, char **argv)
 			fprintf(stderr, "nmx record: '%s' is no number of seconds\n", f[2]);
 			return EXIT_INFRA;
 		}
-		return append(dir, RUNDIR_STAGES, f, 4) ? EXIT_INFRA : EXIT_PASS;
+		return rundir_append(dir, RUNDIR_STAGES, f, 4) ? EXIT_INFRA : EXIT_PASS;
 	}
 	if (dir && argc == 3 && !strcmp(argv[0], "meta")) {
 		const char *f[2] = { argv[1], argv[2] };
 
 		if (rundir_check_meta_key(f[0]))
 			return EXIT_INFRA;
-		return append(dir, RUNDIR_META, f, 2) ? EXIT_INFRA : EXIT_PASS;
+		return rundir_append(dir, RUNDIR_META, f, 2) ? EXIT_INFRA : EXIT_PASS;
 	}
 	fprintf(stderr, "usage: nmx record --cell-dir DIR stage NAME STATUS SECONDS [DETAIL]\n"
 			"       nmx record --cell-dir DIR meta KEY VALUE\n");
@@ -184,7 +147,7 @@ int cmd_cell_dir(int argc, char **argv)
 		}
 		run_id = strrchr(run, '/') ? strrchr(run, '/') + 1 : run;
 		id[1] = run_id;
-		if (append(dir, RUNDIR_META, id, 2))
+		if (rundir_append(dir, RUNDIR_META, id, 2))
 			return EXIT_INFRA;
 		if (snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/%s",
 			     RUNDIR_REPRODUCE) >= (int)(sizeof(dir) - strlen(dir)))

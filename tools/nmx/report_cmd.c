@@ -61,9 +61,7 @@ static int kcidb(const struct run *run, const struct run *base, FILE *f)
 
 int cmd_report(int argc, char **argv)
 {
-	struct run run, base;
 	const char *base_dir = NULL;
-	int err = 0;
 
 	if (argc == 4 && !strcmp(argv[1], "--baseline")) {
 		base_dir = argv[2];
@@ -74,7 +72,15 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "usage: nmx report [--baseline EARLIER_RUN_DIR] RUN_DIR\n");
 		return EXIT_INFRA;
 	}
-	if (run_load(&run, argv[1]))
+	return run_reports(argv[1], base_dir);
+}
+
+int run_reports(const char *run_dir, const char *base_dir)
+{
+	struct run run, base;
+	int err = 0;
+
+	if (run_load(&run, run_dir))
 		return EXIT_INFRA;
 	if (base_dir && run_load(&base, base_dir)) {
 		run_free(&run);

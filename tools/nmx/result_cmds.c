@@ -214,12 +214,7 @@ static void print_progress(const char *dir, json_t *r)
 
 int cmd_result(int argc, char **argv)
 {
-	struct stage_walk w = { 0 };
-	json_t *r, *meta, *verdict = NULL;
-	const char *dir = NULL, *status, *reason;
-	char path[4096];
-	json_error_t jerr;
-	int ret;
+	const char *dir = NULL;
 
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "--cell-dir"))
 		dir = argv[2];
@@ -229,6 +224,18 @@ int cmd_result(int argc, char **argv)
 		fprintf(stderr, "usage: nmx result --cell-dir DIR [--progress]\n");
 		return EXIT_INFRA;
 	}
+	return cell_write_result(dir, argc == 4);
+}
+
+int cell_write_result(const char *dir, int progress)
+{
+	struct stage_walk w = { 0 };
+	json_t *r, *meta, *verdict = NULL;
+	const char *status, *reason;
+	char path[4096];
+	json_error_t jerr;
+	int ret;
+
 	w.stages = json_array();
 	w.seconds = json_object();
 	snprintf(path, sizeof(path), "%s/" RUNDIR_STAGES, dir);
@@ -293,7 +300,7 @@ int cmd_result(int argc, char **argv)
 	json_object_set_new(r, "reproduce", read_lines(path));
 	snprintf(path, sizeof(path), "%s/result.json", dir);
 	ret = write_json(r, path) ? EXIT_INFRA : EXIT_PASS;
-	if (!ret && argc == 4)
+	if (!ret && progress)
 		print_progress(dir, r);
 	json_decref(r);
 	return ret;
@@ -500,6 +507,15 @@ static json_t *summary_cell(const char *rel, json_t *r, const char *status,
 
 int cmd_summary(int argc, char **argv)
 {
+	if (argc != 2) {
+		fprintf(stderr, "usage: nmx summary RUN_DIR\n");
+		return EXIT_INFRA;
+	}
+	return run_summary(argv[1]);
+}
+
+int run_summary(const char *run_dir)
+{
 	char path[4096], tmp[4200];
 	int err, ret;
 	int infra = 0, failed = 0, passed = 0, skipped = 0;
@@ -509,18 +525,14 @@ int cmd_summary(int argc, char **argv)
 	size_t i;
 	FILE *out;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: nmx summary RUN_DIR\n");
-		return EXIT_INFRA;
-	}
-	run_cells(argv[1], &cells);
+	run_cells(run_dir, &cells);
 	if (!cells.n) {
 		fprintf(stderr, "nmx: no cell (*/*/result.json, */*/stages.tsv, plan.tsv) under %s\n",
-			argv[1]);
+			run_dir);
 		return EXIT_INFRA;
 	}
 	qsort(cells.v, cells.n, sizeof(*cells.v), cmp_cells);
-	snprintf(path, sizeof(path), "%s/summary.txt", argv[1]);
+	snprintf(path, sizeof(path), "%s/summary.txt", run_dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	out = fopen(tmp, "w");
 	if (!out) {
@@ -538,7 +550,7 @@ int cmd_summary(int argc, char **argv)
 		char tv[64], tests[16], result[4400];
 		size_t n, ok = 0, k;
 
-		snprintf(result, sizeof(result), "%s/%s/result.json", argv[1],
+		snprintf(result, sizeof(result), "%s/%s/result.json", run_dir,
 			 cells.v[i]);
 		if (access(result, F_OK)) {
 			/* Planned or begun, never judged: the run did not
@@ -612,15 +624,15 @@ int cmd_summary(int argc, char **argv)
 		return EXIT_INFRA;
 	}
 	ret = infra ? EXIT_INFRA : failed || skipped ? EXIT_FAIL : EXIT_PASS;
-	base = strrchr(argv[1], '/');
-	base = base && base[1] ? base + 1 : argv[1];
+	base = strrchr(run_dir, '/');
+	base = base && base[1] ? base + 1 : run_dir;
 	counts = json_pack("{s:i, s:i, s:i, s:i}", "passed", passed,
 			   "failed", failed, "infrastructure", infra,
 			   "skipped", skipped);
 	sum = json_pack("{s:s, s:s, s:i, s:o, s:o}",
 			"schema", "notrace-matrix-summary/1", "run_id", base,
 			"exit", ret, "counts", counts, "cells", jcells);
-	snprintf(path, sizeof(path), "%s/summary.json", argv[1]);
+	snprintf(path, sizeof(path), "%s/summary.json", run_dir);
 	if (!sum || write_json(sum, path))
 		ret = EXIT_INFRA;
 	json_decref(sum);

@@ -25,6 +25,14 @@ void rundir_cell(char *buf, size_t size, const char *run, const char *tree,
 		 const char *variant, const char *cell);
 
 /*
+ * Append one record, @n fields tab-separated on one line, to @dir/@file
+ * (RUNDIR_STAGES, RUNDIR_META); tabs and line ends in a field become
+ * spaces. -1 (said) if it cannot be written.
+ */
+int rundir_append(const char *dir, const char *file, const char *const *fields,
+		  int n);
+
+/*
  * Is @status what stage @stage may record: "ok", or the failure that
  * ends a cell there (PATCH_FAIL, CONFIG_FAIL, BUILD_FAIL, INFRA_FAIL)?
  * 0 yes; -1 (said) an unknown stage or a status it cannot have.
