@@ -73,29 +73,21 @@ git_am() { # [--skip] PATCH
 		-c user.email=notrace-matrix@localhost am -q "$1"
 }
 
-# The files of the tree that configuring reads (Kconfig files, config
-# fragments, scripts/, the top and arch Makefiles), with their blob ids: a
-# series change to a C file or a header keeps the .config and skips the
-# 13 s of tinyconfig and olddefconfig.
-kconfig_inputs() {
-	git -C "$NMX_SRC" ls-tree -r HEAD |
-		awk -F'\t' '$2 ~ /(^|\/)Kconfig[^\/]*$|\.config$|^scripts\/|^Makefile$|^arch\/[^\/]*\/Makefile$/'
-}
-
-# A key for what a stage's output depends on: the worktree's commit (or,
-# with --kconfig, the files configuring reads) and any local change to
-# it, the compiler, and the stage's own inputs ("$@").
-# A stage whose key matches the one stored with its output is not redone:
-# an unchanged rerun then costs seconds, not a Kbuild walk.
-inputs_key() { # [--kconfig] inputs...
-	local tree_state=(git -C "$NMX_SRC" rev-parse HEAD)
-	[ "$1" = --kconfig ] && tree_state=(kconfig_inputs) && shift
-	{
-		"${tree_state[@]}"
-		git -C "$NMX_SRC" status --porcelain --untracked-files=no
-		"${NMX_CROSS_COMPILE}gcc" --version | head -n 1
-		printf '%s\n' "${KMAKE_VARS[@]}" "$@"
-	} | sha256sum | cut -c1-16
+# stage_key [nmx stage-key options] [-- texts]: the key of what a stage's
+# output depends on (nmx stage-key: the worktree's commit, or with
+# --kconfig only the files configuring reads, uncommitted changes, the
+# compiler, the stage's inputs, make's variables and the texts). A stage
+# whose key matches the one stored with its output is not redone: an
+# unchanged rerun then costs seconds, not a Kbuild walk.
+stage_key() {
+	local -a opts=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	[ $# -eq 0 ] || shift
+	nmx stage-key --src "$NMX_SRC" --compiler "${NMX_CROSS_COMPILE}gcc" "${opts[@]}" \
+		-- "${KMAKE_VARS[@]}" "$@"
 }
 
 # The patches of this variant, in series order: the tree's, then those of
@@ -370,7 +362,8 @@ stage_configure() {
 	# The .config is copied only when it changed, so an unchanged config
 	# does not make Kbuild look at every object again. The key takes the
 	# symbols only: the fragment's comments name the checkout's paths.
-	key=$(inputs_key --kconfig "$(grep -v '^#' "$requested" | sha256sum)")
+	key=$(stage_key --kconfig --config "$requested") ||
+		fail configure INFRA_FAIL 0 "cannot make the stage's key (nmx stage-key)"
 	if [ -f "$NMX_OUT/.config" ] && [ "$(cat "$NMX_OUT/.nmx-configure.key" 2>/dev/null)" = "$key" ]; then
 		echo "configure: inputs unchanged (key $key): .config kept" >>"$LOG"
 		configure_commands --skip
@@ -414,7 +407,8 @@ stage_kernel() {
 	# One kernel build at a time on this machine, whoever starts it.
 	mkdir -p "$NMX_CACHE"
 	image=$NMX_OUT/$NMX_KERNEL_IMAGE
-	key=$(inputs_key "$(sha256sum <"$NMX_OUT/.config")" "${NMX_MAKE_TARGETS[@]}")
+	key=$(stage_key --file "$NMX_OUT/.config" -- "${NMX_MAKE_TARGETS[@]}") ||
+		fail kernel INFRA_FAIL 0 "cannot make the stage's key (nmx stage-key)"
 	children_cpu_seconds cpu0
 	if [ -f "$image" ] && [ -d "$NMX_OUT/nmx-headers/include" ] &&
 		[ "$(cat "$NMX_OUT/.nmx-kernel.key" 2>/dev/null)" = "$key" ]; then

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Prints nmx's SHA-256 of stdin, to be compared with sha256sum's (bootcache.bats). */
+/* Prints nmx's SHA-256 of stdin, to be compared with sha256sum's (keys.bats). */
 #include <stdio.h>
 
 #include "sha256.h"

@@ -83,6 +83,8 @@ int cmd_record(int argc, char **argv);
 int cmd_cell_dir(int argc, char **argv);
 int cmd_stage_seconds(int argc, char **argv);
 int cmd_run_cells(int argc, char **argv);
+/* stagekey.c */
+int cmd_stage_key(int argc, char **argv);
 /* bootcache.c */
 int cmd_boot_cache(int argc, char **argv);
 /* guard.c */

@@ -141,6 +141,11 @@ static const struct command commands[] = {
 "stage-seconds --cell-dir DIR [--stage NAME]\n"
 "        the seconds DIR's stages took (\"prepare 3 s, configure 1 s, ...\"), or the\n"
 "        seconds of stage NAME if it ended ok; nothing without records\n" },
+	{ "stage-key", cmd_stage_key, 0,
+"stage-key --src TREE --compiler CC [--kconfig] [--file F]... [--config F]... [-- TEXT...]\n"
+"        the key of a build stage's inputs (16 hex digits): TREE's commit (--kconfig:\n"
+"        only the files configuring reads) and uncommitted changes, CC's version,\n"
+"        the files' bytes (--config: their lines that are no comment), the texts\n" },
 	{ "boot-cache", cmd_boot_cache, 0,
 "boot-cache key --cell C --engine E --loader L --accel A --timeout SECS\n"
 "           [--kernel-args ARGS] --qemu-version V --kernel K --initrd I [--dtb D]\n"

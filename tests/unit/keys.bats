@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
-# nmx boot-cache: the key of what decides a console, and the consoles a
-# later boot with that key is judged from instead of booting (matrix.sh
-# --reuse-boots, --patches). What boot.sh does with it: matrix_run.bats
-# and patches.bats.
+# The keys of what a run may reuse instead of doing again. nmx boot-cache:
+# the key of what decides a console, and the consoles a later boot with
+# that key is judged from instead of booting (matrix.sh --reuse-boots,
+# --patches; what boot.sh does with it: matrix_run.bats, patches.bats).
+# nmx stage-key: the key of a build stage's inputs (build.sh keeps a
+# stage's output while it matches: build.bats).
 
 load helpers
 
@@ -134,4 +136,86 @@ key() { # [option value]...: the key of the x86_64 cell's boot, changed by them
 	run "$NMX" boot-cache keep --cache "$SCRATCH/c" --key 0123456789abcdef \
 		--log "$SCRATCH/nonexistent.log" --origin r/t-v/c
 	[ "$status" -eq 2 ]
+}
+
+# A scratch git tree as build.sh's worktree is one.
+stage_tree() {
+	local t=$SCRATCH/tree
+	mkdir -p "$t/arch/x86/boot" "$t/kernel" "$t/scripts/kconfig"
+	echo 'obj-y += a.o' >"$t/Makefile"
+	echo 'config FOO' >"$t/kernel/Kconfig.preempt"
+	echo 'int a;' >"$t/kernel/a.c"
+	echo 'all:' >"$t/arch/x86/Makefile"
+	echo 'all:' >"$t/arch/x86/boot/Makefile"
+	git -C "$t" init -q
+	git -C "$t" add -A
+	git -C "$t" -c user.name=t -c user.email=t@t commit -qm base
+	echo "$t"
+}
+
+skey() { # TREE [options]: stage-key with the host compiler
+	local t=$1
+	shift
+	"$NMX" stage-key --src "$t" --compiler gcc "$@"
+}
+
+commit() { # TREE FILE TEXT
+	echo "$3" >>"$1/$2"
+	git -C "$1" -c user.name=t -c user.email=t@t commit -qam "$2"
+}
+
+@test "stage-key: configuring's key moves with Kconfig files and the arch Makefile, not with C files or deeper Makefiles" {
+	local t k0 c0
+	t=$(stage_tree)
+	k0=$(skey "$t" --kconfig -- ARCH=x86)
+	c0=$(skey "$t" -- ARCH=x86)
+	[[ "$k0" =~ ^[0-9a-f]{16}$ ]]
+	[ "$(skey "$t" --kconfig -- ARCH=x86)" = "$k0" ]
+	[ "$(skey "$t" --kconfig -- ARCH=arm)" != "$k0" ]
+	commit "$t" kernel/a.c 'int b;'
+	[ "$(skey "$t" --kconfig -- ARCH=x86)" = "$k0" ]
+	[ "$(skey "$t" -- ARCH=x86)" != "$c0" ]
+	# A Makefile below arch/<arch>/ is not configuring's.
+	commit "$t" arch/x86/boot/Makefile '# x'
+	[ "$(skey "$t" --kconfig -- ARCH=x86)" = "$k0" ]
+	commit "$t" arch/x86/Makefile '# x'
+	k1=$(skey "$t" --kconfig -- ARCH=x86)
+	[ "$k1" != "$k0" ]
+	commit "$t" kernel/Kconfig.preempt 'config BAR'
+	[ "$(skey "$t" --kconfig -- ARCH=x86)" != "$k1" ]
+}
+
+@test "stage-key: an uncommitted edit, another .config, a changed fragment symbol move the key; a fragment comment does not" {
+	local t k0
+	t=$(stage_tree)
+	printf '# from %s\nCONFIG_A=y\n' /some/path >"$SCRATCH/requested"
+	cp "$SCRATCH/requested" "$SCRATCH/dotconfig"
+	k0=$(skey "$t" --config "$SCRATCH/requested" --file "$SCRATCH/dotconfig")
+	echo 'int c;' >>"$t/kernel/a.c"
+	[ "$(skey "$t" --config "$SCRATCH/requested" --file "$SCRATCH/dotconfig")" != "$k0" ]
+	git -C "$t" checkout -q kernel/a.c
+	[ "$(skey "$t" --config "$SCRATCH/requested" --file "$SCRATCH/dotconfig")" = "$k0" ]
+	sed -i 's|/some/path|/another/checkout|' "$SCRATCH/requested"
+	[ "$(skey "$t" --config "$SCRATCH/requested" --file "$SCRATCH/dotconfig")" = "$k0" ]
+	sed -i 's|/some/path|/another/checkout|' "$SCRATCH/dotconfig"
+	[ "$(skey "$t" --config "$SCRATCH/requested" --file "$SCRATCH/dotconfig")" != "$k0" ]
+	echo 'CONFIG_B=y' >>"$SCRATCH/requested"
+	[ "$(skey "$t" --config "$SCRATCH/requested")" != "$(skey "$t" --config "$SCRATCH/dotconfig")" ]
+}
+
+@test "stage-key: no git tree, no compiler, no file, no --src: exit 2 saying what" {
+	local t
+	t=$(stage_tree)
+	run "$NMX" stage-key --src "$SCRATCH" --compiler gcc
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"'git -C $SCRATCH rev-parse HEAD' failed"* ]]
+	run "$NMX" stage-key --src "$t" --compiler no-such-gcc
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"cannot run no-such-gcc"* ]]
+	run "$NMX" stage-key --src "$t" --compiler gcc --file "$SCRATCH/none"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"$SCRATCH/none"* ]]
+	run "$NMX" stage-key --compiler gcc
+	[ "$status" -eq 2 ]
+	[[ "$output" == *'usage: nmx stage-key'* ]]
 }

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nmx stage-key: what decides a build stage's output, as the key stored
+ * beside it (build.sh): a stage whose key matches is not redone, so an
+ * unchanged rerun costs seconds, not a Kbuild walk. The key takes the
+ * worktree's commit (or, for configuring, only the files configuring
+ * reads), any uncommitted change to it, the compiler's version, the
+ * stage's input files and its make variables.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "matrix.h"
+#include "sha256.h"
+
+#define STAGE_KEY_HEX	16
+
+/*
+ * Does configuring read @path (a path in the tree)? Kconfig files,
+ * config fragments, scripts/ (kconfig itself), the top Makefile and the
+ * architectures' Makefiles: a series change to a C file or a header
+ * keeps the .config and skips tinyconfig and olddefconfig.
+ */
+static int kconfig_input(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t n = strlen(path);
+
+	base = base ? base + 1 : path;
+	if (!strncmp(base, "Kconfig", 7) || !strncmp(path, "scripts/", 8) ||
+	    !strcmp(path, "Makefile"))
+		return 1;
+	if (n >= 7 && !strcmp(path + n - 7, ".config"))
+		return 1;
+	/* arch/<arch>/Makefile */
+	if (!strncmp(path, "arch/", 5) && !strcmp(base, "Makefile")) {
+		const char *slash = strchr(path + 5, '/');
+
+		return slash && slash + 1 == base;
+	}
+	return 0;
+}
+
+/*
+ * Hash what @argv prints (run without a shell). @kconfig: only the
+ * lines of `git ls-tree -r` whose path configuring reads; @first: only
+ * the first line. -1, said, if it cannot run or fails.
+ */
+static int hash_command(struct sha256 *s, char *const argv[], int kconfig,
+			int first)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int fds[2], status, lines = 0;
+	pid_t pid;
+	FILE *f;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		close(fds[1]);
+		execvp(argv[0], argv);
+		fprintf(stderr, "nmx stage-key: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	while (f && (len = getline(&line, &cap, f)) > 0) {
+		const char *tab = strchr(line, '\t');
+		char *path;
+
+		if (first && lines++)
+			continue;
+		if (kconfig) {
+			if (!tab)
+				continue;
+			path = strdup(tab + 1);
+			path[strcspn(path, "\n")] = '\0';
+			if (!kconfig_input(path)) {
+				free(path);
+				continue;
+			}
+			free(path);
+		}
+		sha256_update(s, line, (size_t)len);
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		fprintf(stderr, "nmx stage-key: '");
+		for (lines = 0; argv[lines]; lines++)
+			fprintf(stderr, "%s%s", lines ? " " : "", argv[lines]);
+		fprintf(stderr, "' failed\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* @path's bytes, or with @symbols its lines that are no comment. */
+static int hash_input(struct sha256 *s, const char *path, int symbols)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	FILE *f = fopen_regular(path);
+
+	if (!f)
+		return -1;
+	sha256_update(s, symbols ? "config" : "file", symbols ? 7 : 5);
+	while ((len = getline(&line, &cap, f)) > 0)
+		if (!symbols || line[0] != '#')
+			sha256_update(s, line, (size_t)len);
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+int cmd_stage_key(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "src", required_argument, 0, 's' },
+		{ "compiler", required_argument, 0, 'c' },
+		{ "kconfig", no_argument, 0, 'k' },
+		{ "file", required_argument, 0, 'f' },
+		{ "config", required_argument, 0, 'C' },
+		{ 0 }
+	};
+	const char *src = NULL, *cc = NULL;
+	struct strlist files = { 0 }, configs = { 0 };
+	unsigned char digest[32];
+	char hex[65];
+	struct sha256 s;
+	int opt, kconfig = 0, ret = EXIT_INFRA, i;
+	size_t k;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 's': src = optarg; break;
+		case 'c': cc = optarg; break;
+		case 'k': kconfig = 1; break;
+		case 'f': strlist_add(&files, optarg); break;
+		case 'C': strlist_add(&configs, optarg); break;
+		default: goto out;
+		}
+	}
+	if (!src || !cc) {
+		fprintf(stderr, "usage: nmx stage-key --src TREE --compiler CC [--kconfig] [--file F]... [--config F]... [-- TEXT...]\n");
+		goto out;
+	}
+	sha256_init(&s);
+	{
+		char *head[] = { "git", "-C", (char *)src, "rev-parse", "HEAD", NULL };
+		char *tree[] = { "git", "-C", (char *)src, "ls-tree", "-r", "HEAD", NULL };
+		char *status[] = { "git", "-C", (char *)src, "status", "--porcelain",
+				   "--untracked-files=no", NULL };
+		char *version[] = { (char *)cc, "--version", NULL };
+
+		if (hash_command(&s, kconfig ? tree : head, kconfig, 0) ||
+		    hash_command(&s, status, 0, 0) ||
+		    hash_command(&s, version, 0, 1))
+			goto out;
+	}
+	for (k = 0; k < files.n; k++)
+		if (hash_input(&s, files.v[k], 0))
+			goto out;
+	for (k = 0; k < configs.n; k++)
+		if (hash_input(&s, configs.v[k], 1))
+			goto out;
+	for (i = optind; i < argc; i++)
+		sha256_update(&s, argv[i], strlen(argv[i]) + 1);
+	sha256_final(&s, digest);
+	sha256_hex(digest, hex);
+	printf("%.*s\n", STAGE_KEY_HEX, hex);
+	ret = EXIT_PASS;
+out:
+	strlist_free(&files);
+	strlist_free(&configs);
+	return ret;
+}
