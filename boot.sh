@@ -166,6 +166,7 @@ boot_qemu() {
 boot_lava() {
 	local -n stopped_ref=$1
 	local cell_dir=$2 accel=$3 kernel=$4 initrd=$5 dtb=$6 kargs=$7 t0=$8 missing rc=0
+	local detail outcome=0
 	local dir=$cell_dir/lava
 	local -a args=()
 	[ -z "$dtb" ] || args+=(--dtb "$dtb")
@@ -190,23 +191,19 @@ boot_lava() {
 		timeout --foreground -k 5 $((NMX_BOOT_TIMEOUT + 120)) \
 		lava-run --job-id "$$" --output-dir "$dir/output" \
 		--device "$dir/device.yaml" "$dir/job.yaml" || rc=$?
-	# A job LAVA refused or could not start is the lab's failure, not the
-	# kernel's: LAVA logs the QEMU command line when it starts it.
-	if ! grep -q '"lvl": "info", "msg": "Boot command: ' "$dir/lava-run.log"; then
-		boot_infra "$cell_dir" "$(seconds_since "$t0")" \
-			"lava-run did not start QEMU: $(sed -n 's/^error_msg: //p' "$dir/output/result.yaml" 2>/dev/null | head -c 200)" \
-			"lava-run did not start QEMU (see $dir/lava-run.log)"
-	fi
+	# Ran, stopped by its time limit, or never started QEMU (the lab's
+	# failure, not the kernel's).
+	detail=$(nmx lava-outcome --cell-dir "$cell_dir" --log "$dir/lava-run.log" \
+		--result "$dir/output/result.yaml" --exit "$rc") || outcome=$?
+	case $outcome in
+	0 | 1) ;;
+	3) boot_infra "$cell_dir" "$(seconds_since "$t0")" "$detail" \
+		"lava-run did not start QEMU (see $dir/lava-run.log)" ;;
+	*) boot_infra "$cell_dir" 0 "nmx lava-outcome failed" ;;
+	esac
 	recorded --stdout "$cell_dir/boot.log" "$cell_dir" "$NMX_BIN" lava-log \
 		"$dir/lava-run.log" || boot_infra "$cell_dir" 0 "cannot read LAVA's log"
-	record_meta "$cell_dir" lava_result "$(tr '\n' ' ' <"$dir/output/result.yaml" 2>/dev/null | head -c 300)"
-	# The suite did not end within its time (LAVA stopped the job), or
-	# lava-run itself had to be killed.
-	stopped_ref=0
-	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ] ||
-		grep -q 'timed out after' "$dir/output/result.yaml" 2>/dev/null; then
-		stopped_ref=1
-	fi
+	stopped_ref=$((outcome == 1))
 }
 
 main() {

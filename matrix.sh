@@ -300,7 +300,7 @@ run_serial() {
 # boots_alone TREE VARIANT CELL: may no other guest boot beside this one
 # (qemu.alone in arches/<cell>.yaml)?
 boots_alone() {
-	nmx env --tree "$1" --variant "$2" --cell "$3" | grep -qx "NMX_BOOT_ALONE='1'"
+	[ -n "$(nmx cells --alone --tree "$1" --variant "$2" --cell "$3")" ]
 }
 
 # waits_for_upstream TREE VARIANT CELL: with boots reused (--patches), a

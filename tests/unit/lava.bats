@@ -135,3 +135,29 @@ lava_job() { # cell [extra nmx args]
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--loader grub: uboot"* ]]
 }
+
+@test "lava-outcome: a job that ran, one its time limit stopped, one that never started QEMU" {
+	local d=$SCRATCH/cell
+	mkdir -p "$d"
+	printf '%s\n' '- {"dt": "2026-12-06T00:00:00", "lvl": "info", "msg": "Boot command: qemu-system-aarch64 -M virt"}' >"$SCRATCH/ran.log"
+	printf 'result: pass\nduration: 12\n' >"$SCRATCH/ok.yaml"
+	run "$NMX" lava-outcome --cell-dir "$d" --log "$SCRATCH/ran.log" --result "$SCRATCH/ok.yaml" --exit 0
+	[ "$status" -eq 0 ]
+	grep -qx 'lava_result	result: pass duration: 12 ' "$d/meta.tsv"
+	# LAVA stopped the suite, or lava-run was killed (timeout's 124, 137).
+	printf 'result: fail\nerror_msg: lava-test-shell timed out after 900 seconds\n' >"$SCRATCH/late.yaml"
+	run "$NMX" lava-outcome --cell-dir "$d" --log "$SCRATCH/ran.log" --result "$SCRATCH/late.yaml" --exit 1
+	[ "$status" -eq 1 ]
+	run "$NMX" lava-outcome --cell-dir "$d" --log "$SCRATCH/ran.log" --result "$SCRATCH/ok.yaml" --exit 137
+	[ "$status" -eq 1 ]
+	# No QEMU command line in LAVA's log: the lab's failure, with LAVA's reason.
+	printf '%s\n' '- {"dt": "2026-12-06T00:00:00", "lvl": "error", "msg": "Job error"}' >"$SCRATCH/refused.log"
+	printf 'result: fail\nerror_msg: Invalid job definition: arch\n' >"$SCRATCH/refused.yaml"
+	run "$NMX" lava-outcome --cell-dir "$d" --log "$SCRATCH/refused.log" --result "$SCRATCH/refused.yaml" --exit 1
+	[ "$status" -eq 3 ]
+	[ "$output" = 'lava-run did not start QEMU: Invalid job definition: arch' ]
+	run "$NMX" lava-outcome --cell-dir "$d" --log "$SCRATCH/none.log" --result "$SCRATCH/ok.yaml" --exit 0
+	[ "$status" -eq 2 ]
+	run "$NMX" lava-outcome --cell-dir "$d" --log "$SCRATCH/ran.log" --result "$SCRATCH/ok.yaml" --exit x
+	[ "$status" -eq 2 ]
+}

@@ -500,11 +500,10 @@ fake_cell() { # dir status-of-configure
 	[[ "$output" == *"matrix.yaml:"*": variant 'boot-unfixed' of tree linux-7.2: a variant's name has no '-'"* ]]
 }
 
-@test "qemu.alone reaches the cell's environment; a value that is not a boolean is refused where it stands" {
-	run nmx env --tree linux-6.12 --variant upstream --cell riscv64
-	[[ "$output" == *"NMX_BOOT_ALONE='1'"* ]]
-	run nmx env --tree linux-6.12 --variant upstream --cell arm64
-	[[ "$output" == *"NMX_BOOT_ALONE='0'"* ]]
+@test "cells --alone: the cells with qemu.alone; a value that is not a boolean is refused where it stands" {
+	run nmx cells --alone --tree linux-6.12 --variant upstream --cell riscv64 --cell arm64 --cell s390x
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'linux-6.12 upstream riscv64\nlinux-6.12 upstream s390x')" ]
 	mkdir "$SCRATCH/arches"
 	cp "$TOP"/arches/*.yaml "$SCRATCH/arches/"
 	sed -i "s/^  alone: true$/  alone: sometimes/" "$SCRATCH/arches/riscv64.yaml"

@@ -4,6 +4,7 @@
  * line, directly or through its U-Boot), lava-job and lava-log (the same
  * boot as a LAVA job, and its console back from LAVA's log).
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "commands.h"
 #include "matrix.h"
 #include "lava.h"
+#include "rundir.h"
 
 /* ---- qemu-cmd --------------------------------------------------------- */
 
@@ -278,4 +280,115 @@ int cmd_lava_log(int argc, char **argv)
 		return EXIT_INFRA;
 	}
 	return EXIT_PASS;
+}
+
+/* Does the file at @path hold @needle? -1 if it cannot be read. */
+static int file_has(const char *path, const char *needle)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int found = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (!found && getline(&line, &cap, f) > 0)
+		found = strstr(line, needle) != NULL;
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/*
+ * @path's first @max bytes on one line (line ends as spaces), or its
+ * "KEY: " line's value, into @buf; empty if it cannot be read.
+ */
+static void file_text(const char *path, const char *key, char *buf, size_t max)
+{
+	char *line = NULL;
+	size_t cap = 0, n = 0, klen = key ? strlen(key) : 0;
+	ssize_t len;
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	while (f && n + 1 < max && (len = getline(&line, &cap, f)) > 0) {
+		const char *s = line;
+		ssize_t i;
+
+		if (key) {
+			if (strncmp(line, key, klen))
+				continue;
+			s += klen;
+			len -= klen;
+		}
+		for (i = 0; i < len && n + 1 < max; i++)
+			buf[n++] = s[i] == '\n' || s[i] == '\r' || s[i] == '\t' ? ' ' : s[i];
+		if (key)
+			break;
+	}
+	while (n && buf[n - 1] == ' ' && key)
+		n--;
+	buf[n] = '\0';
+	free(line);
+	if (f)
+		fclose(f);
+}
+
+/*
+ * How a lava-run job ended, from its log, its result.yaml and its exit
+ * status (@exit; timeout(1)'s 124 and 137: lava-run had to be stopped).
+ * LAVA's own result says only whether its job ran; the verdict is the
+ * judge's. Exit 0 the job ran, 1 it was stopped by its time limit (LAVA
+ * or the timeout around it), 3 lava-run never started QEMU (the lab's
+ * failure, not the kernel's: LAVA logs QEMU's command line when it starts
+ * it), the reason on stdout. result.yaml goes to meta.tsv (lava_result).
+ */
+int cmd_lava_outcome(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "cell-dir", required_argument, 0, 'd' },
+		{ "log", required_argument, 0, 'l' },
+		{ "result", required_argument, 0, 'r' },
+		{ "exit", required_argument, 0, 'e' },
+		{ 0 }
+	};
+	const char *dir = NULL, *log = NULL, *result = NULL, *exit_arg = NULL;
+	const char *meta[2] = { "lava_result", NULL };
+	char text[301], *end;
+	long status = 0;
+	int opt, started, timed_out;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'd': dir = optarg; break;
+		case 'l': log = optarg; break;
+		case 'r': result = optarg; break;
+		case 'e': exit_arg = optarg; break;
+		default: return EXIT_INFRA;
+		}
+	}
+	if (exit_arg)
+		status = strtol(exit_arg, &end, 10);
+	if (optind != argc || !dir || !log || !result || !exit_arg || *end ||
+	    status < 0 || status > 255) {
+		fprintf(stderr, "usage: nmx lava-outcome --cell-dir DIR --log LAVA_RUN_LOG --result RESULT_YAML --exit STATUS\n");
+		return EXIT_INFRA;
+	}
+	started = file_has(log, "\"lvl\": \"info\", \"msg\": \"Boot command: ");
+	if (started < 0) {
+		fprintf(stderr, "nmx lava-outcome: cannot read %s\n", log);
+		return EXIT_INFRA;
+	}
+	if (!started) {
+		file_text(result, "error_msg: ", text, 201);
+		printf("lava-run did not start QEMU: %s\n", text);
+		return 3;
+	}
+	file_text(result, NULL, text, sizeof(text));
+	meta[1] = text;
+	if (rundir_append(dir, RUNDIR_META, meta, 2))
+		return EXIT_INFRA;
+	timed_out = status == 124 || status == 137 ||
+		    file_has(result, "timed out after") > 0;
+	return timed_out ? EXIT_FAIL : EXIT_PASS;
 }

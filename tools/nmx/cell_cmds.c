@@ -156,13 +156,14 @@ int cmd_cells(int argc, char **argv)
 		{ "cell", required_argument, 0, 'c' },
 		{ "set", required_argument, 0, 's' },
 		{ "e2e", no_argument, 0, 'e' },
+		{ "alone", no_argument, 0, 'a' },
 		{ 0 }
 	};
 	const char *set_name = NULL;
 	struct cell_set *set;
 	struct matrix m;
 	size_t i;
-	int opt, err = 0;
+	int opt, err = 0, alone = 0;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
@@ -171,6 +172,7 @@ int cmd_cells(int argc, char **argv)
 		case 'c': strlist_add(&cells, optarg); break;
 		case 's': set_name = optarg; break;
 		case 'e': set_name = "e2e"; break;
+		case 'a': alone = 1; break;
 		default: return EXIT_INFRA;
 		}
 	}
@@ -199,8 +201,22 @@ int cmd_cells(int argc, char **argv)
 					   &set->groups[i].cells,
 					   set->groups[i].all_cells, &out);
 	}
-	for (i = 0; !err && i < out.n; i++)
+	for (i = 0; !err && i < out.n; i++) {
+		struct cell c;
+
+		/* --alone: only the cells no other guest may boot beside. */
+		if (alone) {
+			if (cell_load(&c, arches_dir, strrchr(out.v[i], ' ') + 1)) {
+				err = -1;
+				break;
+			}
+			opt = c.boot_alone;
+			cell_free(&c);
+			if (!opt)
+				continue;
+		}
 		printf("%s\n", out.v[i]);
+	}
 	matrix_free(&m);
 	strlist_free(&trees);
 	strlist_free(&variants);
@@ -328,7 +344,6 @@ int cmd_env(int argc, char **argv)
 	snprintf(buf, sizeof(buf), "%d",
 		 v->boot_timeout ? v->boot_timeout : m.boot_timeout);
 	sh_var("NMX_BOOT_TIMEOUT", buf);
-	sh_var("NMX_BOOT_ALONE", c.boot_alone ? "1" : "0");
 	sh_array("NMX_ARCH_FILES", &c.files);
 	ret = EXIT_PASS;
 free_cell:

@@ -59,6 +59,7 @@ int cmd_qemu_cmd(int argc, char **argv);
 int cmd_uboot_bootcmd(int argc, char **argv);
 int cmd_lava_job(int argc, char **argv);
 int cmd_lava_log(int argc, char **argv);
+int cmd_lava_outcome(int argc, char **argv);
 /*
  * What a run's end is made of, for the commands and for merge, which
  * finishes a run the same way: a cell's result.json from its records

@@ -74,12 +74,13 @@ static const struct command commands[] = {
 "        one run from shards (matrix.sh --shard): their cells, the planned cells\n"
 "        none reported as missing; then summary and reports; exits as summary\n" },
 	{ "cells", cmd_cells, 0,
-"cells [--tree T] [--variant V] [--cell C]... | --set NAME | --e2e\n"
+"cells [--tree T] [--variant V] [--cell C]... | --set NAME | --e2e  [--alone]\n"
 "        list 'tree variant cell' lines a run covers (default: matrix.yaml run;\n"
 "        --set NAME: the set of that name in matrix.yaml sets; --e2e: --set e2e,\n"
 "        the end-to-end test's). A cell is left out of trees older than its\n"
 "        guest.min_kernel or newer than its guest.max_kernel (an error if both\n"
-"        were named)\n" },
+"        were named); --alone: only the cells no other guest may boot beside\n"
+"        (qemu.alone)\n" },
 	{ "trees", cmd_trees, 0,
 "trees [--newest]\n"
 "        list 'tree series-directory package' lines, one per tree (for -l: its\n"
@@ -114,6 +115,10 @@ static const struct command commands[] = {
 	{ "lava-log", cmd_lava_log, 0,
 "lava-log LAVA_RUN_LOG\n"
 "        the console lines of a lava-run log, as the boot.log nmx judge reads\n" },
+	{ "lava-outcome", cmd_lava_outcome, 0,
+"lava-outcome --cell-dir DIR --log LAVA_RUN_LOG --result RESULT_YAML --exit STATUS\n"
+"        how a lava-run job ended: exit 0 it ran, 1 its time limit stopped it, 3 LAVA\n"
+"        never started QEMU (the reason on stdout); result.yaml into DIR/meta.tsv\n" },
 	{ "deps", cmd_deps, 0,
 "deps\n"
 "        the Debian packages and busybox architectures every cell of arches/ needs\n" },
