@@ -34,7 +34,7 @@ usage() {
 # (the harness's failure, not the kernel's): recorded, said, exit 2.
 boot_infra() {
 	record_stage "$1" boot INFRA_FAIL "$2" "$3"
-	[ -z "${4:-}" ] || err "$NMX_CELL: $4"
+	[ -z "${4:-}" ] || err "${CELL[cell]}: $4"
 	exit 2
 }
 
@@ -51,12 +51,12 @@ probe_accel() {
 	case $accel in
 	tcg | kvm) echo "$accel" && return ;;
 	esac
-	if [ "$NMX_QEMU_BINARY" != "qemu-system-$host" ] || [ ! -w /dev/kvm ]; then
+	if [ "${CELL[qemu_binary]}" != "qemu-system-$host" ] || [ ! -w /dev/kvm ]; then
 		echo tcg
 		return
 	fi
 	rm -f "$probe_log"
-	mapfile -d '' cmd < <(nmx qemu-cmd --tree "$NMX_TREE" --cell "$NMX_CELL" --kernel "$kernel" \
+	mapfile -d '' cmd < <(nmx qemu-cmd --tree "${CELL[tree]}" --cell "${CELL[cell]}" --kernel "$kernel" \
 		--probe "$@" --accel kvm --log "$probe_log")
 	if [ "${#cmd[@]}" -gt 0 ]; then
 		timeout -k 2 15 "${cmd[@]}" >"$probe_log.qemu" 2>&1 || true
@@ -71,7 +71,7 @@ probe_accel() {
 # ", last run: N s", when the last run booted this cell.
 last_boot() {
 	local last
-	last=$(last_seconds "$NMX_TREE" "$NMX_VARIANT" "$NMX_CELL" boot)
+	last=$(last_seconds "${CELL[tree]}" "${CELL[variant]}" "${CELL[cell]}" boot)
 	[ -z "$last" ] || printf ', last run: %s s' "$last"
 }
 
@@ -88,25 +88,25 @@ prepare_uboot() {
 	if missing=$(missing_tools mkimage fdtput); then
 		boot_infra "$cell_dir" 0 "missing: $missing"
 	fi
-	if [ ! -f "$NMX_UBOOT_FIRMWARE" ]; then
-		boot_infra "$cell_dir" 0 "no $NMX_UBOOT_FIRMWARE (Debian: u-boot-qemu)"
+	if [ ! -f "${CELL[uboot_firmware]}" ]; then
+		boot_infra "$cell_dir" 0 "no ${CELL[uboot_firmware]} (Debian: u-boot-qemu)"
 	fi
 	mkdir -p "$dir"
 	rm -f "$dir/uImage" "$dir/uInitrd" "$dir/board.dtb"
 	if ! {
 		recorded --log "$dir/mkimage.log" "$cell_dir" SOURCE_DATE_EPOCH=0 mkimage \
-			-A "$NMX_ARCH" -O linux -T kernel -C none -a "$NMX_UBOOT_KERNEL_LOAD" \
-			-e "$NMX_UBOOT_KERNEL_LOAD" -n "notrace-matrix $NMX_CELL" \
-			-d "$NMX_OUT/$NMX_KERNEL_IMAGE" "$dir/uImage" &&
+			-A "${CELL[arch]}" -O linux -T kernel -C none -a "${CELL[uboot_kernel_load]}" \
+			-e "${CELL[uboot_kernel_load]}" -n "notrace-matrix ${CELL[cell]}" \
+			-d "$NMX_OUT/${CELL[kernel_image]}" "$dir/uImage" &&
 			recorded --log "$dir/mkimage-ramdisk.log" "$cell_dir" SOURCE_DATE_EPOCH=0 \
-				mkimage -A "$NMX_ARCH" -O linux -T ramdisk -C none \
+				mkimage -A "${CELL[arch]}" -O linux -T ramdisk -C none \
 				-n "notrace-matrix initramfs" -d "$initrd" "$dir/uInitrd"
 	}; then
 		boot_infra "$cell_dir" 0 "mkimage failed (see $dir/mkimage*.log)"
 	fi
-	mapfile -d '' dump < <(nmx qemu-cmd --tree "$NMX_TREE" --cell "$NMX_CELL" --accel "$accel" --dump-dtb "$dir/board.dtb")
+	mapfile -d '' dump < <(nmx qemu-cmd --tree "${CELL[tree]}" --cell "${CELL[cell]}" --accel "$accel" --dump-dtb "$dir/board.dtb")
 	if ! {
-		bootcmd=$(nmx uboot-bootcmd --cell "$NMX_CELL" "${extra[@]}") &&
+		bootcmd=$(nmx uboot-bootcmd --cell "${CELL[cell]}" "${extra[@]}") &&
 			recorded --log "$dir/dumpdtb.log" "$cell_dir" "${dump[@]}" &&
 			recorded "$cell_dir" fdtput -c "$dir/board.dtb" /config &&
 			recorded "$cell_dir" fdtput -t s "$dir/board.dtb" /config bootcmd "$bootcmd" &&
@@ -128,7 +128,7 @@ boot_qemu() {
 	local uboot through='' rc=0
 	local -a cmd boot_args=(--kernel "$kernel" --initrd "$initrd")
 	[ -z "$dtb" ] || boot_args+=(--dtb "$dtb")
-	if [ -n "$NMX_UBOOT_FIRMWARE" ] && [ "$loader" = uboot ]; then
+	if [ -n "${CELL[uboot_firmware]}" ] && [ "$loader" = uboot ]; then
 		through=' through U-Boot'
 		uboot=$NMX_OUT/nmx-uboot
 		prepare_uboot "$cell_dir" "$uboot" "$initrd" "$accel" "$kargs"
@@ -138,16 +138,16 @@ boot_qemu() {
 	fi
 	[ -z "$kargs" ] || boot_args+=(--kernel-args "$kargs")
 	record_meta "$cell_dir" loader "$loader"
-	mapfile -d '' cmd < <(nmx qemu-cmd --tree "$NMX_TREE" --cell "$NMX_CELL" "${boot_args[@]}" \
+	mapfile -d '' cmd < <(nmx qemu-cmd --tree "${CELL[tree]}" --cell "${CELL[cell]}" "${boot_args[@]}" \
 		--accel "$accel" --log "$cell_dir/boot.log")
 	[ "${#cmd[@]}" -gt 0 ] || boot_infra "$cell_dir" 0 "nmx qemu-cmd failed"
 	printf '# boot (QEMU is stopped after %ss, or once the kernel panicked); the log is %s\n' \
-		"$NMX_BOOT_TIMEOUT" "$cell_dir/boot.log" >>"$cell_dir/reproduce.sh"
-	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot with $accel$through, timeout ${NMX_BOOT_TIMEOUT}s$(last_boot)"
+		"${CELL[boot_timeout]}" "$cell_dir/boot.log" >>"$cell_dir/reproduce.sh"
+	progress "${CELL[cell]} (${CELL[tree]}-${CELL[variant]}): boot with $accel$through, timeout ${CELL[boot_timeout]}s$(last_boot)"
 	# nmx guard keeps QEMU in the cell's process group, so that a run's
 	# SIGTERM (matrix.sh stops a cell by its group) reaches it.
 	recorded --log "$cell_dir/qemu.log" --may-fail "$cell_dir" \
-		"$NMX_BIN" guard --log "$cell_dir/boot.log" --timeout "$NMX_BOOT_TIMEOUT" -- \
+		"$NMX_BIN" guard --log "$cell_dir/boot.log" --timeout "${CELL[boot_timeout]}" -- \
 		"${cmd[@]}" || rc=$?
 	# 124: the time ran out; 137: QEMU had to be killed.
 	stopped_ref=0
@@ -181,14 +181,14 @@ boot_lava() {
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	recorded "$cell_dir" "$NMX_BIN" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" lava-job \
-		--tree "$NMX_TREE" --variant "$NMX_VARIANT" --cell "$NMX_CELL" \
+		--tree "${CELL[tree]}" --variant "${CELL[variant]}" --cell "${CELL[cell]}" \
 		--kernel "$kernel" --initrd "$initrd" --accel "$accel" \
-		--timeout "$NMX_BOOT_TIMEOUT" "${args[@]}" -o "$dir" ||
+		--timeout "${CELL[boot_timeout]}" "${args[@]}" -o "$dir" ||
 		boot_infra "$cell_dir" 0 "nmx lava-job failed"
-	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot through lava-run with $accel, timeout ${NMX_BOOT_TIMEOUT}s$(last_boot)"
+	progress "${CELL[cell]} (${CELL[tree]}-${CELL[variant]}): boot through lava-run with $accel, timeout ${CELL[boot_timeout]}s$(last_boot)"
 	# The job id names lava-run's scratch directory: unique per boot.
 	recorded --log "$dir/lava-run.log" --may-fail "$cell_dir" \
-		timeout --foreground -k 5 $((NMX_BOOT_TIMEOUT + 120)) \
+		timeout --foreground -k 5 $((CELL[boot_timeout] + 120)) \
 		lava-run --job-id "$$" --output-dir "$dir/output" \
 		--device "$dir/device.yaml" "$dir/job.yaml" || rc=$?
 	# Ran, stopped by its time limit, or never started QEMU (the lab's
@@ -210,7 +210,7 @@ main() {
 	local cell_dir='' kernel initrd dtb='' kargs='' accel=auto rc=0 stopped=0 t0 secs
 	local how key origin='' findings missing engine=qemu loader=uboot reuse=0
 	local qemu_version boots
-	local -a kernel_args=() dtb_args=() judge_args=() timed_out=()
+	local -a kernel_args=() dtb_args=() judge_args=() timed_out=() fresh
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--cell-dir) [ $# -ge 2 ] || usage; cell_dir=$2; shift 2 ;;
@@ -236,20 +236,26 @@ main() {
 	auto | tcg | kvm) ;;
 	*) err "--accel $accel: auto (probe KVM), tcg or kvm"; exit 2 ;;
 	esac
-	load_cell "$1" "$2" "$3" || exit 2
-	set_work_dirs
-	cell_dir=${cell_dir:-$NMX_TOP/results/scratch/$NMX_TREE-$NMX_VARIANT/$NMX_CELL}
+	fresh=()
+	if [ -z "$cell_dir" ]; then
+		# By hand: the facts as the matrix says now, in a scratch directory.
+		nmx describe --tree "$1" --variant "$2" --cell "$3" >/dev/null || exit 2
+		cell_dir=$NMX_TOP/results/scratch/$1-$2/$3
+		fresh=(--fresh)
+	fi
 	mkdir -p "$cell_dir"
 	cell_dir=$(cd "$cell_dir" && pwd)
+	load_cell "$cell_dir" "$1" "$2" "$3" "${fresh[@]}" || exit 2
+	set_work_dirs
 
 	t0=$(date +%s.%N)
-	if missing=$(missing_tools "$NMX_QEMU_BINARY" timeout); then
+	if missing=$(missing_tools "${CELL[qemu_binary]}" timeout); then
 		boot_infra "$cell_dir" 0 "missing: $missing" "missing: $missing; ./matrix.sh installs them"
 	fi
-	kernel=$NMX_OUT/$NMX_KERNEL_IMAGE
-	[ -n "$NMX_UIMAGE_LOAD" ] && kernel=$NMX_OUT/uImage
-	if [ -n "$NMX_DTB" ]; then
-		dtb=$NMX_OUT/$NMX_DTB
+	kernel=$NMX_OUT/${CELL[kernel_image]}
+	[ -n "${CELL[uimage_load]}" ] && kernel=$NMX_OUT/uImage
+	if [ -n "${CELL[dtb]}" ]; then
+		dtb=$NMX_OUT/${CELL[dtb]}
 		dtb_args=(--dtb "$dtb")
 	fi
 	initrd=$NMX_OUT/nmx-guest/initramfs.cpio
@@ -262,15 +268,15 @@ main() {
 		record_meta "$cell_dir" accelerator_probe \
 			"KVM probe: $(head -c 300 "$cell_dir/accel-probe.log.qemu" | head -n 2)"
 	fi
-	qemu_version=$("$NMX_QEMU_BINARY" --version | head -n 1)
+	qemu_version=$("${CELL[qemu_binary]}" --version | head -n 1)
 	record_meta "$cell_dir" qemu_version "$qemu_version"
 
 	rm -f "$cell_dir/boot.log"
 	record_meta "$cell_dir" boot_with "$engine"
 	[ -z "$kargs" ] || record_meta "$cell_dir" kernel_args "$kargs"
 	boots=$NMX_CACHE/boots
-	key=$(nmx boot-cache key --cell "$NMX_CELL" --engine "$engine" --loader "$loader" \
-		--accel "$accel" --timeout "$NMX_BOOT_TIMEOUT" "${kernel_args[@]}" \
+	key=$(nmx boot-cache key --cell "${CELL[cell]}" --engine "$engine" --loader "$loader" \
+		--accel "$accel" --timeout "${CELL[boot_timeout]}" "${kernel_args[@]}" \
 		--qemu-version "$qemu_version" --kernel "$kernel" --initrd "$initrd" "${dtb_args[@]}") ||
 		boot_infra "$cell_dir" 0 "nmx boot-cache key failed"
 	if [ "$reuse" = 1 ] &&
@@ -279,7 +285,7 @@ main() {
 		printf '# boot: the console of %s, reused (--reuse-boots, inputs key %s)\ncp %s %s\n' \
 			"$origin" "$key" "$boots/$key/boot.log" "$cell_dir/boot.log" \
 			>>"$cell_dir/reproduce.sh"
-		progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): boot not run again: the same kernel, initramfs and machine booted in $origin (--reuse-boots)"
+		progress "${CELL[cell]} (${CELL[tree]}-${CELL[variant]}): boot not run again: the same kernel, initramfs and machine booted in $origin (--reuse-boots)"
 	else
 		origin=''
 		if [ "$engine" = lava ]; then
@@ -296,12 +302,12 @@ main() {
 	secs=$(seconds_since "$t0")
 	touch "$cell_dir/boot.log"
 	# Failures FINDINGS.md names for this cell and variant are XFAIL.
-	findings=$NMX_TOP/$NMX_SERIES_DIR/FINDINGS.md
-	[ "${NMX_SERIES_DIR:0:1}" = / ] && findings=$NMX_SERIES_DIR/FINDINGS.md
+	findings=$NMX_TOP/${CELL[series_dir]}/FINDINGS.md
+	[ "${CELL[series_dir]:0:1}" = / ] && findings=${CELL[series_dir]}/FINDINGS.md
 	if [ -f "$findings" ]; then
 		# A maintainer's patches are judged by the expectations of the
 		# variant they were applied to.
-		judge_args+=(--findings "$findings" --cell "$NMX_CELL" --variant "$NMX_FINDINGS_VARIANT")
+		judge_args+=(--findings "$findings" --cell "${CELL[cell]}" --variant "${CELL[findings_variant]}")
 	fi
 	recorded --stdout "$cell_dir/verdict.txt" --may-fail "$cell_dir" "$NMX_BIN" \
 		-m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" judge --log "$cell_dir/boot.log" \
@@ -316,7 +322,7 @@ main() {
 		[ "$stopped" -eq 0 ] || how="QEMU killed after timeout"
 	fi
 	record_stage "$cell_dir" boot ok "$secs" "$how"
-	progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): $(cat "$cell_dir/verdict.txt")"
+	progress "${CELL[cell]} (${CELL[tree]}-${CELL[variant]}): $(cat "$cell_dir/verdict.txt")"
 	return "$rc"
 }
 

@@ -25,7 +25,7 @@ usage() {
 # fail STAGE STATUS SECONDS DETAIL: record and leave with the right code.
 fail() {
 	record_stage "$CELL_DIR" "$1" "$2" "$3" "$4"
-	err "$NMX_CELL: $1: $2: $4"
+	err "${CELL[cell]}: $1: $2: $4"
 	[ "$2" = INFRA_FAIL ] && exit 2
 	exit 1
 }
@@ -58,8 +58,8 @@ install_kbuild_cc() {
 }
 
 set_kmake_vars() {
-	KMAKE_VARS=(ARCH="$NMX_ARCH" CROSS_COMPILE="$NMX_CROSS_COMPILE"
-		CC="$KBUILD_CC ${NMX_CROSS_COMPILE}gcc" HOSTCC="ccache gcc"
+	KMAKE_VARS=(ARCH="${CELL[arch]}" CROSS_COMPILE="${CELL[cross_compile]}"
+		CC="$KBUILD_CC ${CELL[cross_compile]}gcc" HOSTCC="ccache gcc"
 		KBUILD_BUILD_TIMESTAMP="$BUILD_TIMESTAMP" KBUILD_BUILD_USER=notrace-matrix
 		KBUILD_BUILD_HOST=qemu KBUILD_BUILD_VERSION=1)
 }
@@ -86,7 +86,7 @@ stage_key() {
 		shift
 	done
 	[ $# -eq 0 ] || shift
-	nmx stage-key --src "$NMX_SRC" --compiler "${NMX_CROSS_COMPILE}gcc" "${opts[@]}" \
+	nmx stage-key --src "$NMX_SRC" --compiler "${CELL[cross_compile]}gcc" "${opts[@]}" \
 		-- "${KMAKE_VARS[@]}" "$@"
 }
 
@@ -94,18 +94,20 @@ stage_key() {
 # the extra series (a maintainer's patches, matrix.sh --patches).
 variant_patches() {
 	local name skip
+	local -a skips
+	mapfile -t skips < <(cell_list skip_patches)
 	while read -r name; do
 		case $name in '' | '#'*) continue ;; esac
-		for skip in "${NMX_SKIP_PATCHES[@]}"; do
+		for skip in "${skips[@]}"; do
 			[ "$name" = "$skip" ] && continue 2
 		done
 		printf '%s\n' "$SERIES_DIR/$name"
 	done <"$SERIES_DIR/series"
-	[ -n "$NMX_EXTRA_SERIES_DIR" ] || return 0
+	[ -n "${CELL[extra_series_dir]}" ] || return 0
 	while read -r name; do
 		case $name in '' | '#'*) continue ;; esac
-		printf '%s\n' "$NMX_EXTRA_SERIES_DIR/$name"
-	done <"$NMX_EXTRA_SERIES_DIR/series"
+		printf '%s\n' "${CELL[extra_series_dir]}/$name"
+	done <"${CELL[extra_series_dir]}/series"
 }
 
 # Is the pristine copy what was unpacked? Its git repository must work
@@ -125,16 +127,16 @@ ensure_pristine() {
 	local tmp
 	if [ -f "$PRISTINE.ok" ]; then
 		pristine_intact && return 0
-		progress "$NMX_CELL: $PRISTINE is damaged (git or files differ from the tarball): unpacking it again"
+		progress "${CELL[cell]}: $PRISTINE is damaged (git or files differ from the tarball): unpacking it again"
 		echo "prepare: $PRISTINE damaged; unpacking again" >&2
 		rm -f "$PRISTINE.ok"
 	elif [ -e "$PRISTINE" ] || [ -e "$PRISTINE.tmp" ]; then
-		progress "$NMX_CELL: $PRISTINE was not unpacked completely: unpacking it again"
+		progress "${CELL[cell]}: $PRISTINE was not unpacked completely: unpacking it again"
 	fi
-	progress "$NMX_CELL: unpacking $NMX_TREE_TARBALL into $PRISTINE"
+	progress "${CELL[cell]}: unpacking $TARBALL into $PRISTINE"
 	rm -rf "$PRISTINE" "$PRISTINE.tmp"
 	mkdir -p "$PRISTINE.tmp" || return 1
-	tar -xf "$NMX_TREE_TARBALL" -C "$PRISTINE.tmp" || return 1
+	tar -xf "$TARBALL" -C "$PRISTINE.tmp" || return 1
 	tmp=$(find "$PRISTINE.tmp" -mindepth 1 -maxdepth 1 -type d | head -n 1)
 	mv "$tmp" "$PRISTINE" || return 1
 	rm -rf "$PRISTINE.tmp"
@@ -143,7 +145,7 @@ ensure_pristine() {
 		git -C "$PRISTINE" add -A -f &&
 		git -C "$PRISTINE" -c user.name=notrace-matrix \
 			-c user.email=notrace-matrix@localhost commit -q \
-			-m "$NMX_TREE_PACKAGE $PKG_VERSION (pristine)" &&
+			-m "${CELL[tree_package]} $PKG_VERSION (pristine)" &&
 		git -C "$PRISTINE" tag pristine &&
 		touch "$PRISTINE.ok"
 }
@@ -152,27 +154,27 @@ ensure_pristine() {
 # checkout what git tracks or would track (build outputs are ignored), for
 # any other directory every file. Read only: nothing in it is written.
 local_files() {
-	if git -C "$NMX_TREE_SOURCE" rev-parse --git-dir >/dev/null 2>&1; then
-		git -C "$NMX_TREE_SOURCE" ls-files -z -c -o --exclude-standard
+	if git -C "${CELL[tree_source]}" rev-parse --git-dir >/dev/null 2>&1; then
+		git -C "${CELL[tree_source]}" ls-files -z -c -o --exclude-standard
 	else
-		(cd "$NMX_TREE_SOURCE" && find . -mindepth 1 \( -type f -o -type l \) -printf '%P\0')
+		(cd "${CELL[tree_source]}" && find . -mindepth 1 \( -type f -o -type l \) -printf '%P\0')
 	fi
 }
 
 # What the copy of a local checkout depends on: each file's name, size
 # and time. The same files give the same copy, reused across runs.
 local_key() {
-	(cd "$NMX_TREE_SOURCE" && local_files | xargs -0 -r stat --printf '%n %s %Y\n' 2>/dev/null) |
+	(cd "${CELL[tree_source]}" && local_files | xargs -0 -r stat --printf '%n %s %Y\n' 2>/dev/null) |
 		sha256sum | cut -c1-16
 }
 
 # What a run used of a local checkout, for the records and the console.
 local_state() {
 	local changed
-	if git -C "$NMX_TREE_SOURCE" rev-parse --git-dir >/dev/null 2>&1; then
+	if git -C "${CELL[tree_source]}" rev-parse --git-dir >/dev/null 2>&1; then
 		# --no-optional-locks: git status must not even refresh its index.
-		changed=$(git --no-optional-locks -C "$NMX_TREE_SOURCE" status --porcelain | wc -l)
-		printf 'git %s' "$(git -C "$NMX_TREE_SOURCE" rev-parse --short=12 HEAD 2>/dev/null || echo 'without commits')"
+		changed=$(git --no-optional-locks -C "${CELL[tree_source]}" status --porcelain | wc -l)
+		printf 'git %s' "$(git -C "${CELL[tree_source]}" rev-parse --short=12 HEAD 2>/dev/null || echo 'without commits')"
 		[ "$changed" -eq 0 ] || printf ' with %s uncommitted change(s) (the working files are used as they are)' "$changed"
 	else
 		printf 'not a git checkout (its files are used as they are)'
@@ -189,17 +191,17 @@ ensure_pristine_local() {
 		pristine_intact && return 0
 		rm -f "$PRISTINE.ok"
 	fi
-	progress "$NMX_CELL: copying $NMX_TREE_SOURCE ($(local_state)) into $PRISTINE"
+	progress "${CELL[cell]}: copying ${CELL[tree_source]} ($(local_state)) into $PRISTINE"
 	for old in "$NMX_CACHE"/src/local-*; do
 		case $old in "$PRISTINE" | "$PRISTINE".*) continue ;; esac
 		[ -e "$old" ] && rm -rf "$old"
 	done
 	rm -rf "$PRISTINE" "$PRISTINE.tmp"
 	mkdir -p "$PRISTINE.tmp" || return 1
-	(cd "$NMX_TREE_SOURCE" && local_files | tar --null --no-recursion --ignore-failed-read -cf - -T -) |
+	(cd "${CELL[tree_source]}" && local_files | tar --null --no-recursion --ignore-failed-read -cf - -T -) |
 		tar -C "$PRISTINE.tmp" -xf - || return 1
 	if [ -e "$PRISTINE.tmp/.config" ] || [ -e "$PRISTINE.tmp/include/config" ]; then
-		echo "prepare: $NMX_TREE_SOURCE was built in: its copy gets make mrproper" >&2
+		echo "prepare: ${CELL[tree_source]} was built in: its copy gets make mrproper" >&2
 		make -s -C "$PRISTINE.tmp" mrproper || return 1
 	fi
 	mv "$PRISTINE.tmp" "$PRISTINE" || return 1
@@ -207,7 +209,7 @@ ensure_pristine_local() {
 		git -C "$PRISTINE" add -A -f &&
 		git -C "$PRISTINE" -c user.name=notrace-matrix \
 			-c user.email=notrace-matrix@localhost commit -q \
-			-m "local checkout $NMX_TREE_SOURCE: $(local_state) (pristine)" &&
+			-m "local checkout ${CELL[tree_source]}: $(local_state) (pristine)" &&
 		git -C "$PRISTINE" tag pristine &&
 		touch "$PRISTINE.ok"
 }
@@ -271,18 +273,18 @@ series_commit() {
 stage_prepare() {
 	local stamp want patch t0 commit
 	t0=$(date +%s.%N)
-	if [ -n "$NMX_TREE_SOURCE" ]; then
+	if [ -n "${CELL[tree_source]}" ]; then
 		need_tools git tar make
-		progress "$NMX_CELL: tree $NMX_TREE is $NMX_TREE_SOURCE, $(local_state)"
+		progress "${CELL[cell]}: tree ${CELL[tree]} is ${CELL[tree_source]}, $(local_state)"
 		ensure_pristine_local >>"$LOG" 2>&1 ||
-			fail prepare INFRA_FAIL "$(seconds_since "$t0")" "cannot copy $NMX_TREE_SOURCE (see build.log)"
+			fail prepare INFRA_FAIL "$(seconds_since "$t0")" "cannot copy ${CELL[tree_source]} (see build.log)"
 	else
 		need_tools git tar xz dpkg-query
-		[ -r "$NMX_TREE_TARBALL" ] ||
-			fail prepare INFRA_FAIL 0 "$NMX_TREE_TARBALL missing ($(if [ -n "$NMX_TREE_SUITE" ]; then
-				echo "scripts/fetch-deb.sh --refresh $NMX_TREE_SUITE $NMX_TREE_PACKAGE"
+		[ -r "$TARBALL" ] ||
+			fail prepare INFRA_FAIL 0 "$TARBALL missing ($(if [ -n "${CELL[tree_suite]}" ]; then
+				echo "scripts/fetch-deb.sh --refresh ${CELL[tree_suite]} ${CELL[tree_package]}"
 			else
-				echo "apt-get install $NMX_TREE_PACKAGE"
+				echo "apt-get install ${CELL[tree_package]}"
 			fi))"
 		ensure_pristine >>"$LOG" 2>&1 || fail prepare INFRA_FAIL "$(seconds_since "$t0")" "cannot unpack the tree (see build.log)"
 	fi
@@ -306,7 +308,7 @@ stage_prepare() {
 	} | sha256sum | cut -d' ' -f1)
 	stamp=$NMX_WORK/series.applied
 	printf '# tree: %s unpacked from %s into a git repository tagged "pristine"\n' \
-		"$PRISTINE" "${NMX_TREE_SOURCE:-$NMX_TREE_TARBALL}" >>"$CELL_DIR/reproduce.sh"
+		"$PRISTINE" "${CELL[tree_source]:-$TARBALL}" >>"$CELL_DIR/reproduce.sh"
 	record_series_replay
 	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
 		[ -z "$(git -C "$NMX_SRC" status --porcelain --untracked-files=no)" ]; then
@@ -340,7 +342,7 @@ configure_commands() { # [--skip: only recorded, the .config they made is kept]
 	local requested=$CELL_DIR/requested.config skip=()
 	[ "${1:-}" = --skip ] && skip=(--skip)
 	kmake "${skip[@]}" tinyconfig &&
-		recorded "${skip[@]}" "$CELL_DIR" ARCH="$NMX_ARCH" CROSS_COMPILE="$NMX_CROSS_COMPILE" \
+		recorded "${skip[@]}" "$CELL_DIR" ARCH="${CELL[arch]}" CROSS_COMPILE="${CELL[cross_compile]}" \
 			"$NMX_SRC/scripts/kconfig/merge_config.sh" -m -O "$NMX_OUT" \
 			"$NMX_OUT/.config" "$requested" &&
 		kmake "${skip[@]}" olddefconfig
@@ -350,13 +352,13 @@ stage_configure() {
 	local t0 key requested=$CELL_DIR/requested.config
 	local -a argv
 	t0=$(date +%s.%N)
-	need_tools make gcc "${NMX_CROSS_COMPILE}gcc" ccache
+	need_tools make gcc "${CELL[cross_compile]}gcc" ccache
 	[ -f "$NMX_WORK/series.applied" ] ||
 		fail configure INFRA_FAIL 0 "the tree is not prepared: run the prepare stage"
 	mkdir -p "$NMX_OUT"
 	nmx_argv
 	recorded "$CELL_DIR" "${argv[@]}" \
-		fragment --cell "$NMX_CELL" --tree "$NMX_TREE" --variant "$NMX_VARIANT" \
+		fragment --cell "${CELL[cell]}" --tree "${CELL[tree]}" --variant "${CELL[variant]}" \
 		--common "$NMX_TOP/kconfig/common.config" \
 		-o "$requested" || fail configure INFRA_FAIL 0 "cannot write the requested fragment"
 	# The .config is copied only when it changed, so an unchanged config
@@ -394,7 +396,7 @@ stage_configure() {
 stage_kernel() {
 	local t0 image jobs key skip cpu0 cpu1
 	t0=$(date +%s.%N)
-	need_tools make "${NMX_CROSS_COMPILE}gcc" ccache bc flex bison
+	need_tools make "${CELL[cross_compile]}gcc" ccache bc flex bison
 	[ -f "$NMX_OUT/.config" ] || fail kernel INFRA_FAIL 0 "no .config: run the configure stage"
 	# --make-jobs: the user's, or what matrix.sh leaves the build when
 	# boots run beside it.
@@ -406,14 +408,14 @@ stage_kernel() {
 	fi
 	# One kernel build at a time on this machine, whoever starts it.
 	mkdir -p "$NMX_CACHE"
-	image=$NMX_OUT/$NMX_KERNEL_IMAGE
-	key=$(stage_key --file "$NMX_OUT/.config" -- "${NMX_MAKE_TARGETS[@]}") ||
+	image=$NMX_OUT/${CELL[kernel_image]}
+	key=$(stage_key --file "$NMX_OUT/.config" -- "${TARGETS[@]}") ||
 		fail kernel INFRA_FAIL 0 "cannot make the stage's key (nmx stage-key)"
 	children_cpu_seconds cpu0
 	if [ -f "$image" ] && [ -d "$NMX_OUT/nmx-headers/include" ] &&
 		[ "$(cat "$NMX_OUT/.nmx-kernel.key" 2>/dev/null)" = "$key" ]; then
-		echo "kernel: inputs unchanged (key $key): $NMX_KERNEL_IMAGE kept" >>"$LOG"
-		kmake --skip -j"$jobs" "${NMX_MAKE_TARGETS[@]}"
+		echo "kernel: inputs unchanged (key $key): ${CELL[kernel_image]} kept" >>"$LOG"
+		kmake --skip -j"$jobs" "${TARGETS[@]}"
 		kmake --skip headers_install INSTALL_HDR_PATH="$NMX_OUT/nmx-headers"
 	elif ! (
 		rm -f "$NMX_OUT/.nmx-kernel.key"
@@ -421,17 +423,17 @@ stage_kernel() {
 		# build timestamp (its files' mtime) changed: make it again.
 		rm -f "$NMX_OUT/usr/initramfs_data.cpio"
 		flock 9
-		kmake -j"$jobs" "${NMX_MAKE_TARGETS[@]}" &&
+		kmake -j"$jobs" "${TARGETS[@]}" &&
 			kmake headers_install INSTALL_HDR_PATH="$NMX_OUT/nmx-headers"
 	) 9>"$NMX_CACHE/build.lock" >>"$LOG" 2>&1; then
 		fail kernel BUILD_FAIL "$(seconds_since "$t0")" "$(grep -m1 -E 'error:|Error [0-9]' "$LOG" || echo 'make failed (see build.log)')"
 	fi
-	[ -f "$image" ] || fail kernel BUILD_FAIL "$(seconds_since "$t0")" "no $NMX_KERNEL_IMAGE after make"
+	[ -f "$image" ] || fail kernel BUILD_FAIL "$(seconds_since "$t0")" "no ${CELL[kernel_image]} after make"
 	echo "$key" >"$NMX_OUT/.nmx-kernel.key"
 	children_cpu_seconds cpu1
 	record_meta "$CELL_DIR" kernel_cpu_seconds \
 		"$(awk -v now="$cpu1" -v then="$cpu0" 'BEGIN { printf "%.1f", now - then }')"
-	if [ -n "$NMX_UIMAGE_LOAD" ]; then
+	if [ -n "${CELL[uimage_load]}" ]; then
 		need_tools mkimage
 		skip=()
 		[ "$NMX_OUT/uImage" -nt "$image" ] && skip=(--skip)
@@ -439,21 +441,21 @@ stage_kernel() {
 		# so the same zImage gives the same uImage. Its architecture
 		# names are Kbuild's (arm, arm64, riscv, x86).
 		recorded "${skip[@]}" "$CELL_DIR" SOURCE_DATE_EPOCH="$SOURCE_EPOCH" \
-			mkimage -A "$NMX_ARCH" -O linux -T kernel -C none \
-			-a "$NMX_UIMAGE_LOAD" -e "$NMX_UIMAGE_LOAD" -n "notrace-matrix $NMX_CELL" \
+			mkimage -A "${CELL[arch]}" -O linux -T kernel -C none \
+			-a "${CELL[uimage_load]}" -e "${CELL[uimage_load]}" -n "notrace-matrix ${CELL[cell]}" \
 			-d "$image" "$NMX_OUT/uImage" >>"$LOG" 2>&1 ||
 			fail kernel BUILD_FAIL "$(seconds_since "$t0")" "mkimage failed"
 	fi
-	if [ -n "$NMX_DTB" ] && [ ! -f "$NMX_OUT/$NMX_DTB" ]; then
-		fail kernel BUILD_FAIL "$(seconds_since "$t0")" "no $NMX_DTB after make"
+	if [ -n "${CELL[dtb]}" ] && [ ! -f "$NMX_OUT/${CELL[dtb]}" ]; then
+		fail kernel BUILD_FAIL "$(seconds_since "$t0")" "no ${CELL[dtb]} after make"
 	fi
 	record_meta "$CELL_DIR" kernel_image_bytes "$(stat -c %s "$image")"
 	record_meta "$CELL_DIR" vmlinux_bytes "$(stat -c %s "$NMX_OUT/vmlinux")"
-	record_stage "$CELL_DIR" kernel ok "$(seconds_since "$t0")" "$NMX_KERNEL_IMAGE"
+	record_stage "$CELL_DIR" kernel ok "$(seconds_since "$t0")" "${CELL[kernel_image]}"
 }
 
 stage_guest() {
-	local t0 dir=$NMX_OUT/nmx-guest cc="${NMX_CROSS_COMPILE}gcc"
+	local t0 dir=$NMX_OUT/nmx-guest cc="${CELL[cross_compile]}gcc"
 	local -a cmd skip argv
 	t0=$(date +%s.%N)
 	[ -d "$NMX_OUT/nmx-headers/include" ] ||
@@ -463,12 +465,12 @@ stage_guest() {
 	# runs where the cell claims.
 	nmx_argv
 	recorded --stdout "$dir/cell.h" "$CELL_DIR" "${argv[@]}" \
-		guest-header --tree "$NMX_TREE" --cell "$NMX_CELL" --src "$NMX_SRC" ||
+		guest-header --tree "${CELL[tree]}" --cell "${CELL[cell]}" --src "$NMX_SRC" ||
 		fail guest INFRA_FAIL "$(seconds_since "$t0")" "cannot write the cell's guest header"
 	# PID 1: freestanding, static, the tree's own nolibc.
 	cmd=("$cc" -Os -static -nostdlib -ffreestanding -fno-builtin -fno-stack-protector
 		-fno-asynchronous-unwind-tables -Wall -Wextra -Wno-unused-parameter
-		"${NMX_GUEST_CFLAGS[@]}"
+		"${GUEST_CFLAGS[@]}"
 		-include "$NMX_SRC/tools/include/nolibc/nolibc.h"
 		-include "$dir/cell.h"
 		-I "$NMX_SRC/tools/include/nolibc" -I "$NMX_OUT/nmx-headers/include"
@@ -477,7 +479,7 @@ stage_guest() {
 	recorded "$CELL_DIR" "${cmd[@]}" >>"$LOG" 2>&1 ||
 		fail guest BUILD_FAIL "$(seconds_since "$t0")" "guest init does not compile (see build.log)"
 	record_meta "$CELL_DIR" guest_init "$(file -b "$dir/init")"
-	record_meta "$CELL_DIR" guest_busybox "${NMX_BUSYBOX:-none (C suite only)}"
+	record_meta "$CELL_DIR" guest_busybox "${CELL[busybox]:-none (C suite only)}"
 
 	# The kernel's own cpio writer: device nodes without root or fakeroot.
 	skip=(--skip)
@@ -494,9 +496,9 @@ stage_guest() {
 		nod /dev/null 0666 0 0 c 1 3
 		file /init $dir/init 0755 0 0
 	EOF
-	if [ -n "$NMX_BUSYBOX" ]; then
+	if [ -n "${CELL[busybox]}" ]; then
 		busybox_files >>"$dir/initramfs.list" ||
-			fail guest INFRA_FAIL "$(seconds_since "$t0")" "no busybox-static:$NMX_BUSYBOX (see build.log)"
+			fail guest INFRA_FAIL "$(seconds_since "$t0")" "no busybox-static:${CELL[busybox]} (see build.log)"
 	fi
 	printf '# %s is written by build.sh (the guest and its files)\n' \
 		"$dir/initramfs.list" >>"$CELL_DIR/reproduce.sh"
@@ -513,10 +515,10 @@ stage_guest() {
 # Debian's static busybox for the guest's architecture, from the package
 # (install-deps.sh adds the foreign architecture), kept in the cache.
 fetch_busybox() {
-	local dest=$NMX_CACHE/busybox/$NMX_BUSYBOX tmp
+	local dest=$NMX_CACHE/busybox/${CELL[busybox]} tmp
 	[ -x "$dest/bin/busybox" ] && return 0
 	tmp=$(mktemp -d)
-	(cd "$tmp" && apt-get download "busybox-static:$NMX_BUSYBOX") >>"$LOG" 2>&1 &&
+	(cd "$tmp" && apt-get download "busybox-static:${CELL[busybox]}") >>"$LOG" 2>&1 &&
 		dpkg-deb -x "$tmp"/busybox-static_*.deb "$tmp/root" &&
 		mkdir -p "$dest/bin" &&
 		cp "$tmp/root/bin/busybox" "$dest/bin/busybox"
@@ -532,7 +534,7 @@ busybox_files() {
 	# Copies inside the guest's directory, whose file times are fixed.
 	rm -rf "$ft" "$NMX_OUT/nmx-guest/busybox"
 	recorded "$CELL_DIR" cp -r "$NMX_SRC/tools/testing/selftests/ftrace" "$ft" >&2 || return 1
-	recorded "$CELL_DIR" cp "$NMX_CACHE/busybox/$NMX_BUSYBOX/bin/busybox" \
+	recorded "$CELL_DIR" cp "$NMX_CACHE/busybox/${CELL[busybox]}/bin/busybox" \
 		"$NMX_OUT/nmx-guest/busybox" >&2 || return 1
 	printf 'dir /bin 0755 0 0\n'
 	printf 'file /bin/busybox %s 0755 0 0\n' "$NMX_OUT/nmx-guest/busybox"
@@ -549,20 +551,20 @@ busybox_files() {
 }
 
 record_environment() {
-	record_meta "$CELL_DIR" cell "$NMX_CELL"
-	record_meta "$CELL_DIR" tree "$NMX_TREE"
-	record_meta "$CELL_DIR" variant "$NMX_VARIANT"
-	record_meta "$CELL_DIR" description "$NMX_DESCRIPTION"
-	record_meta "$CELL_DIR" kbuild_arch "$NMX_ARCH"
-	record_meta "$CELL_DIR" tree_package "${NMX_TREE_PACKAGE:-local checkout} $PKG_VERSION${NMX_TREE_SUITE:+ (Debian $NMX_TREE_SUITE)}"
-	record_meta "$CELL_DIR" compiler "$("${NMX_CROSS_COMPILE}gcc" --version 2>/dev/null | head -n 1)"
+	record_meta "$CELL_DIR" cell "${CELL[cell]}"
+	record_meta "$CELL_DIR" tree "${CELL[tree]}"
+	record_meta "$CELL_DIR" variant "${CELL[variant]}"
+	record_meta "$CELL_DIR" description "${CELL[description]}"
+	record_meta "$CELL_DIR" kbuild_arch "${CELL[arch]}"
+	record_meta "$CELL_DIR" tree_package "${CELL[tree_package]:-local checkout} $PKG_VERSION${CELL[tree_suite]:+ (Debian ${CELL[tree_suite]})}"
+	record_meta "$CELL_DIR" compiler "$("${CELL[cross_compile]}gcc" --version 2>/dev/null | head -n 1)"
 	record_meta "$CELL_DIR" series "$(variant_patches | xargs -r -n1 basename | paste -sd' ' -)"
 	record_meta "$CELL_DIR" series_subjects "$(variant_patches | while read -r p; do patch_subject "$p"; done | paste -sd'|' -)"
 	record_patchset
-	if [ -n "$NMX_TREE_SOURCE" ] && git -C "$NMX_TREE_SOURCE" rev-parse -q --verify 'HEAD^{commit}' >/dev/null 2>&1; then
-		record_meta "$CELL_DIR" git_commit_hash "$(git -C "$NMX_TREE_SOURCE" rev-parse 'HEAD^{commit}')"
-		record_meta "$CELL_DIR" git_repository_url "$(git -C "$NMX_TREE_SOURCE" remote get-url origin 2>/dev/null || true)"
-		record_meta "$CELL_DIR" git_uncommitted_changes "$(git --no-optional-locks -C "$NMX_TREE_SOURCE" status --porcelain | wc -l)"
+	if [ -n "${CELL[tree_source]}" ] && git -C "${CELL[tree_source]}" rev-parse -q --verify 'HEAD^{commit}' >/dev/null 2>&1; then
+		record_meta "$CELL_DIR" git_commit_hash "$(git -C "${CELL[tree_source]}" rev-parse 'HEAD^{commit}')"
+		record_meta "$CELL_DIR" git_repository_url "$(git -C "${CELL[tree_source]}" remote get-url origin 2>/dev/null || true)"
+		record_meta "$CELL_DIR" git_uncommitted_changes "$(git --no-optional-locks -C "${CELL[tree_source]}" status --porcelain | wc -l)"
 	fi
 }
 
@@ -590,6 +592,7 @@ record_patchset() {
 
 main() {
 	local stage=all last
+	local -a fresh
 	CELL_DIR=
 	MAKE_JOBS=
 	DISTCC=
@@ -605,41 +608,50 @@ main() {
 		esac
 	done
 	[ $# -eq 3 ] || usage
-	load_cell "$1" "$2" "$3" || exit 2
-	set_work_dirs
-	[ -z "$DISTCC" ] || use_distcc "$DISTCC"
-	CELL_DIR=${CELL_DIR:-$NMX_TOP/results/scratch/$NMX_TREE-$NMX_VARIANT/$NMX_CELL}
+	fresh=()
+	if [ -z "$CELL_DIR" ]; then
+		# By hand: the facts as the matrix says now, in a scratch directory.
+		nmx describe --tree "$1" --variant "$2" --cell "$3" >/dev/null || exit 2
+		CELL_DIR=$NMX_TOP/results/scratch/$1-$2/$3
+		fresh=(--fresh)
+	fi
 	mkdir -p "$CELL_DIR"
 	CELL_DIR=$(cd "$CELL_DIR" && pwd)
+	load_cell "$CELL_DIR" "$1" "$2" "$3" "${fresh[@]}" || exit 2
+	mapfile -t TARGETS < <(cell_list make_targets)
+	mapfile -t GUEST_CFLAGS < <(cell_list guest_cflags)
+	TARBALL=${CELL[tree_tarball]}
+	set_work_dirs
+	[ -z "$DISTCC" ] || use_distcc "$DISTCC"
 	LOG=$CELL_DIR/build.log
-	if [ -n "$NMX_TREE_SOURCE" ]; then
-		PKG_VERSION="$NMX_TREE_VERSION, $NMX_TREE_SOURCE: $(local_state), the series of $NMX_SERIES_OF"
+	if [ -n "${CELL[tree_source]}" ]; then
+		PKG_VERSION="${CELL[tree_version]}, ${CELL[tree_source]}: $(local_state), the series of ${CELL[series_of]}"
 		PRISTINE=$NMX_CACHE/src/local-$(local_key)
-	elif [ -n "$NMX_TREE_SUITE" ]; then
+	elif [ -n "${CELL[tree_suite]}" ]; then
 		# Another suite's package, in the cache (downloaded the first time).
 		local pkg_dir
-		pkg_dir=$(suite_package_dir "$NMX_TREE_SUITE" "$NMX_TREE_PACKAGE")
+		pkg_dir=$(suite_package_dir "${CELL[tree_suite]}" "${CELL[tree_package]}")
 		if [ ! -s "$pkg_dir/VERSION" ]; then
-			"$NMX_TOP/scripts/fetch-deb.sh" "$NMX_TREE_SUITE" "$NMX_TREE_PACKAGE" >>"$LOG" 2>&1 ||
-				fail prepare INFRA_FAIL 0 "$NMX_TREE_PACKAGE not fetched from Debian $NMX_TREE_SUITE: $(tail -n 1 "$LOG")"
+			"$NMX_TOP/scripts/fetch-deb.sh" "${CELL[tree_suite]}" "${CELL[tree_package]}" >>"$LOG" 2>&1 ||
+				fail prepare INFRA_FAIL 0 "${CELL[tree_package]} not fetched from Debian ${CELL[tree_suite]}: $(tail -n 1 "$LOG")"
 		fi
-		NMX_TREE_TARBALL=$pkg_dir/root$NMX_TREE_TARBALL
+		TARBALL=$pkg_dir/root$TARBALL
 		PKG_VERSION=$(cat "$pkg_dir/VERSION")
-		PRISTINE=$NMX_CACHE/src/${NMX_TREE_PACKAGE}_$PKG_VERSION
+		PRISTINE=$NMX_CACHE/src/${CELL[tree_package]}_$PKG_VERSION
 	else
-		PKG_VERSION=$(dpkg-query -W -f='${Version}' "$NMX_TREE_PACKAGE" 2>/dev/null || echo unknown)
-		PRISTINE=$NMX_CACHE/src/${NMX_TREE_PACKAGE}_$PKG_VERSION
+		PKG_VERSION=$(dpkg-query -W -f='${Version}' "${CELL[tree_package]}" 2>/dev/null || echo unknown)
+		PRISTINE=$NMX_CACHE/src/${CELL[tree_package]}_$PKG_VERSION
 	fi
-	case $NMX_SERIES_DIR in
-	/*) SERIES_DIR=$NMX_SERIES_DIR ;;
-	*) SERIES_DIR=$NMX_TOP/$NMX_SERIES_DIR ;;
+	case ${CELL[series_dir]} in
+	/*) SERIES_DIR=${CELL[series_dir]} ;;
+	*) SERIES_DIR=$NMX_TOP/${CELL[series_dir]} ;;
 	esac
 	# The tarball's time, for everything that stamps its output: Kbuild
 	# (the banner, and the built-in initramfs, whose gen_initramfs.sh
 	# needs a date it can parse), mkimage, the guest's initramfs. Fixed,
 	# so an unchanged tree rebuilds nothing, ccache hits, and a replay of
 	# reproduce.sh gives the same bytes.
-	SOURCE_EPOCH=$(stat -c %Y "${NMX_TREE_SOURCE:+$NMX_TREE_SOURCE/Makefile}${NMX_TREE_TARBALL}" 2>/dev/null || echo 0)
+	SOURCE_EPOCH=$(stat -c %Y "${CELL[tree_source]:+${CELL[tree_source]}/Makefile}${TARBALL}" 2>/dev/null || echo 0)
 	BUILD_TIMESTAMP=$(date -u -d "@$SOURCE_EPOCH" '+%Y-%m-%d %H:%M:%S UTC')
 	install_kbuild_cc || fail prepare INFRA_FAIL 0 "cannot install $NMX_CACHE/bin/kbuild-cc"
 	set_kmake_vars
@@ -651,11 +663,11 @@ main() {
 	all)
 		record_environment
 		for STAGE in prepare configure kernel guest; do
-			last=$(last_seconds "$NMX_TREE" "$NMX_VARIANT" "$NMX_CELL" "$STAGE")
-			progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): $STAGE${last:+ (last run: ${last} s)}"
+			last=$(last_seconds "${CELL[tree]}" "${CELL[variant]}" "${CELL[cell]}" "$STAGE")
+			progress "${CELL[cell]} (${CELL[tree]}-${CELL[variant]}): $STAGE${last:+ (last run: ${last} s)}"
 			"stage_$STAGE"
 		done
-		progress "$NMX_CELL ($NMX_TREE-$NMX_VARIANT): built: $(nmx stage-seconds --cell-dir "$CELL_DIR")"
+		progress "${CELL[cell]} (${CELL[tree]}-${CELL[variant]}): built: $(nmx stage-seconds --cell-dir "$CELL_DIR")"
 		;;
 	*) usage ;;
 	esac

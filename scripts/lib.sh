@@ -90,11 +90,37 @@ nmx_argv() {
 	[ -z "${NMX_LOCAL_SERIES:-}" ] || argv+=(-s "$NMX_LOCAL_SERIES")
 }
 
-# Load the NMX_* description of one cell (tree, variant, cell).
+# load_cell DIR TREE VARIANT CELL [--fresh]: the cell's facts into the
+# associative array CELL (keys: nmx describe's), from DIR/cell.tsv, which
+# its run wrote when it planned the cell (nmx cell-dir --fresh); described
+# into it first if there is none, or anew with --fresh (a step run by hand
+# on its scratch directory: the facts as the matrix says now).
 load_cell() {
-	local env
-	env=$(nmx env --tree "$1" --variant "$2" --cell "$3") || return 2
-	eval "$env"
+	local file=$1/cell.tsv key value
+	if [ "${5:-}" = --fresh ] || [ ! -f "$file" ]; then
+		if ! nmx describe --tree "$2" --variant "$3" --cell "$4" >"$file.tmp"; then
+			rm -f "$file.tmp"
+			return 2
+		fi
+		mv "$file.tmp" "$file"
+	fi
+	declare -gA CELL=()
+	while IFS=$'\t' read -r key value; do
+		case $key in
+		*'[]') key=${key%'[]'}; CELL[$key]+=${CELL[$key]:+$'\n'}$value ;;
+		*) CELL[$key]=$value ;;
+		esac
+	done <"$file"
+	if [ "${CELL[tree]:-}" != "$2" ] || [ "${CELL[variant]:-}" != "$3" ] ||
+		[ "${CELL[cell]:-}" != "$4" ]; then
+		err "$file describes another cell than $2 $3 $4"
+		return 2
+	fi
+}
+
+# cell_list KEY: a list of the cell's facts (make_targets, ...), a line each.
+cell_list() {
+	[ -z "${CELL[$1]:-}" ] || printf '%s\n' "${CELL[$1]}"
 }
 
 # Directories of one tree+variant in the cache. The build directory sits
@@ -102,9 +128,9 @@ load_cell() {
 # CCACHE_BASEDIR set above them, variants share ccache objects.
 # shellcheck disable=SC2034 # NMX_SRC, NMX_OUT, NMX_RECORD_ENV are used by the scripts that source this file.
 set_work_dirs() {
-	NMX_WORK=$NMX_CACHE/work/$NMX_TREE-$NMX_VARIANT
+	NMX_WORK=$NMX_CACHE/work/${CELL[tree]}-${CELL[variant]}
 	NMX_SRC=$NMX_WORK/src
-	NMX_OUT=$NMX_WORK/out/$NMX_CELL
+	NMX_OUT=$NMX_WORK/out/${CELL[cell]}
 	export CCACHE_DIR=${CCACHE_DIR:-$NMX_CACHE/ccache}
 	export CCACHE_BASEDIR=$NMX_CACHE/work
 	# Depend mode: on a miss ccache takes the headers from the compiler's

@@ -23,21 +23,24 @@ fact_in_code() { # fact
 }
 
 @test "no cell's facts outside arches/ (the scripts, nmx, the guest)" {
-	local cell hits='' fact
+	local cell hits='' fact key value
 	local -a facts
 	for cell in $(find "$TOP/arches" -maxdepth 1 -name '*.yaml' -printf '%f\n' | sed 's/\.yaml$//'); do
-		eval "$(nmx env --tree linux-6.1 --variant upstream --cell "$cell")"
-		facts=("$NMX_QEMU_BINARY")
+		local -A d=()
+		while IFS=$'\t' read -r key value; do
+			d[$key]=$value
+		done < <(nmx describe --tree linux-6.1 --variant upstream --cell "$cell")
+		facts=("${d[qemu_binary]}")
 		# vmlinux is every build's ELF, not a cell's fact (ppc64le boots it).
-		[ "$NMX_KERNEL_IMAGE" = vmlinux ] || facts+=("$NMX_KERNEL_IMAGE")
-		[ -z "$NMX_CROSS_COMPILE" ] || facts+=("$NMX_CROSS_COMPILE")
-		[ -z "$NMX_DTB" ] || facts+=("$(basename "$NMX_DTB")")
-		[ -z "$NMX_UIMAGE_LOAD" ] || facts+=("$NMX_UIMAGE_LOAD")
+		[ "${d[kernel_image]}" = vmlinux ] || facts+=("${d[kernel_image]}")
+		[ -z "${d[cross_compile]}" ] || facts+=("${d[cross_compile]}")
+		[ -z "${d[dtb]}" ] || facts+=("$(basename "${d[dtb]}")")
+		[ -z "${d[uimage_load]}" ] || facts+=("${d[uimage_load]}")
 		mapfile -t -O "${#facts[@]}" facts < <(sed -n 's/^  console: //p; s/^  machine: \[-M, \([^,]*\),.*/-M \1/p' \
 			"$TOP/arches/$cell.yaml")
 		# A cell named like its architecture (arm64, x86_64) cannot be
 		# told from the architecture in comments: only the others count.
-		[ "$cell" = "$NMX_ARCH" ] || [ "$cell" = "$(sed -n 's/^  uname_machine: //p' "$TOP/arches/$cell.yaml")" ] ||
+		[ "$cell" = "${d[arch]}" ] || [ "$cell" = "$(sed -n 's/^  uname_machine: //p' "$TOP/arches/$cell.yaml")" ] ||
 			facts+=("$cell")
 		for fact in "${facts[@]}"; do
 			hits+=$(fact_in_code "$fact")
@@ -81,27 +84,27 @@ fact_in_code() { # fact
 	mkdir -p "$a"
 	cp "$TOP"/arches/*.yaml "$a/"
 	# arm64-be gets arm64's machine, U-Boot and packages, and its own byte order.
-	run "$NMX" -m "$TOP/matrix.yaml" -a "$a" env --tree linux-6.12 --variant upstream --cell arm64-be
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$a" describe --tree linux-6.12 --variant upstream --cell arm64-be
 	[ "$status" -eq 0 ]
-	grep -qx "NMX_QEMU_BINARY='qemu-system-aarch64'" <<<"$output"
-	grep -qx "NMX_UBOOT_FIRMWARE='/usr/lib/u-boot/qemu_arm64/u-boot.bin'" <<<"$output"
-	grep -qx "NMX_GUEST_CFLAGS=( '-mbig-endian' )" <<<"$output"
-	grep -qxF "NMX_ARCH_FILES=( '$a/arm64-be.yaml' '$a/arm64.yaml' )" <<<"$output"
+	grep -qx $'qemu_binary\tqemu-system-aarch64' <<<"$output"
+	grep -qx $'uboot_firmware\t/usr/lib/u-boot/qemu_arm64/u-boot.bin' <<<"$output"
+	[ "$(grep $'^guest_cflags\\[\\]\t' <<<"$output")" = $'guest_cflags[]\t-mbig-endian' ]
+	[ "$(grep $'^arch_files\\[\\]\t' <<<"$output" | cut -f2 | paste -sd' ')" = "$a/arm64-be.yaml $a/arm64.yaml" ]
 	# A change to the base reaches the cell that extends it.
 	sed -i 's/-m, 256M/-m, 512M/' "$a/arm64.yaml"
 	run "$NMX" -m "$TOP/matrix.yaml" -a "$a" qemu-cmd --cell arm64-be --kernel /k --initrd /i --accel tcg --log /l
 	[[ "$output" == *512M* ]]
 	# One level only; not itself; a cell that exists.
 	printf 'extends: arm64-be\nname: deeper\n' >"$a/deeper.yaml"
-	run "$NMX" -m "$TOP/matrix.yaml" -a "$a" env --tree linux-6.12 --variant upstream --cell deeper
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$a" describe --tree linux-6.12 --variant upstream --cell deeper
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"deeper.yaml: extends 'arm64-be', which extends another: one level only"* ]]
 	sed -i 's/^extends: arm64$/extends: arm64-be/' "$a/arm64-be.yaml"
-	run "$NMX" -m "$TOP/matrix.yaml" -a "$a" env --tree linux-6.12 --variant upstream --cell arm64-be
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$a" describe --tree linux-6.12 --variant upstream --cell arm64-be
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"extends 'arm64-be': not another cell's name"* ]]
 	sed -i 's/^extends: arm64-be$/extends: nosuch/' "$a/arm64-be.yaml"
-	run "$NMX" -m "$TOP/matrix.yaml" -a "$a" env --tree linux-6.12 --variant upstream --cell arm64-be
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$a" describe --tree linux-6.12 --variant upstream --cell arm64-be
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"extends 'nosuch', which cannot be read"* ]]
 }

@@ -60,12 +60,12 @@ load helpers
 
 # arch_of TREE VARIANT CELL: the cell's Kbuild ARCH, as nmx resolves it.
 arch_of() {
-	nmx env --tree "$1" --variant "$2" --cell "$3" | sed -n "s/^NMX_ARCH='\(.*\)'$/\1/p"
+	nmx describe --tree "$1" --variant "$2" --cell "$3" | sed -n 's/^arch\t//p'
 }
 
 # quarantine_of TREE VARIANT CELL: why the cell is kept out of the end-to-end set, or nothing.
 quarantine_of() {
-	nmx env --tree "$1" --variant "$2" --cell "$3" | sed -n "s/^NMX_QUARANTINE='\(.*\)'$/\1/p"
+	nmx describe --tree "$1" --variant "$2" --cell "$3" | sed -n 's/^quarantine\t//p'
 }
 
 @test "--set e2e: the end-to-end test builds every architecture under arches/, every tree, both variants" {
@@ -218,11 +218,11 @@ arches_arm64_from_6_12() {
 	[[ "$output" == *"broken.yaml:2:1: "* ]]
 }
 
-# nmx env on a copy of arches/ whose arm64.yaml a sed expression broke.
+# nmx describe on a copy of arches/ whose arm64.yaml a sed expression broke.
 env_with_broken_arm64() { # sed-expression
 	cp -r "$TOP/arches" "$SCRATCH/arches"
 	sed -i "$1" "$SCRATCH/arches/arm64.yaml"
-	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" env \
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" describe \
 		--tree linux-6.1 --variant upstream --cell arm64
 }
 
@@ -238,16 +238,15 @@ env_with_broken_arm64() { # sed-expression
 	[[ "$output" == *"bad kconfig entry 'SERIAL_AMBA_PL011'"* ]]
 }
 
-@test "env: list values survive as one shell word each (BE8 link flag)" {
-	run nmx env --tree linux-6.1 --variant upstream --cell arm-be8
+@test "describe: each item of a list a line of its own (BE8 link flag)" {
+	run nmx describe --tree linux-6.1 --variant upstream --cell arm-be8
 	[ "$status" -eq 0 ]
-	eval "$output"
-	[ "${NMX_GUEST_CFLAGS[3]}" = "-Wl,--be8" ]
+	[ "$(sed -n 's/^guest_cflags\[\]\t//p' <<<"$output" | sed -n 4p)" = "-Wl,--be8" ]
 	# Its kernel is wrapped for U-Boot at boot (qemu.uboot), not at build.
-	[ -z "$NMX_UIMAGE_LOAD" ]
-	[ "$NMX_UBOOT_KERNEL_LOAD" = 0x40008000 ]
-	# The guest's facts reach it through guest-header, not the environment.
-	[ -z "${NMX_GUEST_BIG_ENDIAN:-}" ]
+	grep -qx $'uimage_load\t' <<<"$output"
+	grep -qx $'uboot_kernel_load\t0x40008000' <<<"$output"
+	# The guest's facts reach it through guest-header, not the description.
+	run ! grep -q '^big_endian' <<<"$output"
 	run nmx guest-header --cell arm-be8
 	[[ "$output" == *"#define NMX_BIG_ENDIAN 1"* ]]
 }
@@ -382,21 +381,21 @@ fake_cell() { # dir status-of-configure
 	[[ "$output" == *'guest.fault_root maps a kernel version ("6.12") to a function'* ]]
 }
 
-@test "env: the big.LITTLE DTB where each tree's Kbuild puts it (6.5 moved ARM's into vendor directories)" {
-	run nmx env --tree linux-6.1 --variant upstream --cell arm-biglittle
-	[[ "$output" == *"NMX_DTB='arch/arm/boot/dts/vexpress-v2p-ca15-tc1.dtb'"* ]]
-	run nmx env --tree linux-6.12 --variant upstream --cell arm-biglittle
-	[[ "$output" == *"NMX_DTB='arch/arm/boot/dts/arm/vexpress-v2p-ca15-tc1.dtb'"* ]]
-	run nmx env --tree linux-7.2 --variant upstream --cell arm64
-	[[ "$output" == *"NMX_DTB=''"* ]]
+@test "describe: the big.LITTLE DTB where each tree's Kbuild puts it (6.5 moved ARM's into vendor directories)" {
+	run nmx describe --tree linux-6.1 --variant upstream --cell arm-biglittle
+	grep -qx $'dtb\tarch/arm/boot/dts/vexpress-v2p-ca15-tc1.dtb' <<<"$output"
+	run nmx describe --tree linux-6.12 --variant upstream --cell arm-biglittle
+	grep -qx $'dtb\tarch/arm/boot/dts/arm/vexpress-v2p-ca15-tc1.dtb' <<<"$output"
+	run nmx describe --tree linux-7.2 --variant upstream --cell arm64
+	grep -qx $'dtb\t' <<<"$output"
 	# A tree older than every entry has none: an error, not a guess.
 	cp -r "$TOP/arches" "$SCRATCH/arches"
 	sed -i '/"6.1": arch.*dtb$/d' "$SCRATCH/arches/arm-biglittle.yaml"
-	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" env --tree linux-6.1 --variant upstream --cell arm-biglittle
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" describe --tree linux-6.1 --variant upstream --cell arm-biglittle
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"cell arm-biglittle names no DTB for kernel 6.1"* ]]
 	sed -i 's/"6.5": arch/six: arch/' "$SCRATCH/arches/arm-biglittle.yaml"
-	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" env --tree linux-6.12 --variant upstream --cell arm-biglittle
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" describe --tree linux-6.12 --variant upstream --cell arm-biglittle
 	[ "$status" -eq 2 ]
 	[[ "$output" == *'arm-biglittle.yaml:'*': dtb maps a kernel version ("6.12") to a DTB path'* ]]
 }
@@ -454,13 +453,13 @@ fake_cell() { # dir status-of-configure
 	[[ "$output" == *"does not boot through U-Boot"* ]]
 }
 
-@test "env: the U-Boot facts reach boot.sh; a misspelt qemu.uboot key is refused" {
-	run nmx env --tree linux-6.1 --variant upstream --cell arm-be8
-	[[ "$output" == *"NMX_UBOOT_FIRMWARE='/usr/lib/u-boot/qemu_arm/u-boot.bin'"* ]]
-	[[ "$output" == *"NMX_UBOOT_KERNEL_LOAD='0x40008000'"* ]]
+@test "describe: the U-Boot facts reach boot.sh; a misspelt qemu.uboot key is refused" {
+	run nmx describe --tree linux-6.1 --variant upstream --cell arm-be8
+	grep -qx $'uboot_firmware\t/usr/lib/u-boot/qemu_arm/u-boot.bin' <<<"$output"
+	grep -qx $'uboot_kernel_load\t0x40008000' <<<"$output"
 	cp -r "$TOP/arches" "$SCRATCH/arches"
 	sed -i 's/^    ramdisk_addr:/    ramdisk_adr:/' "$SCRATCH/arches/arm64.yaml"
-	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" env --tree linux-6.1 --variant upstream --cell arm64
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" describe --tree linux-6.1 --variant upstream --cell arm64
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"ramdisk_adr"* ]]
 }
@@ -479,12 +478,12 @@ fake_cell() { # dir status-of-configure
 }
 
 @test "a variant's boot_timeout and findings reach the cell's environment" {
-	run nmx env --tree linux-6.12 --variant debug --cell arm64
+	run nmx describe --tree linux-6.12 --variant debug --cell arm64
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"NMX_BOOT_TIMEOUT='1800'"* ]]
-	[[ "$output" == *"NMX_FINDINGS_VARIANT='upstream'"* ]]
-	run nmx env --tree linux-6.12 --variant upstream --cell arm64
-	[[ "$output" == *"NMX_BOOT_TIMEOUT='900'"* ]]
+	grep -qx $'boot_timeout\t1800' <<<"$output"
+	grep -qx $'findings_variant\tupstream' <<<"$output"
+	run nmx describe --tree linux-6.12 --variant upstream --cell arm64
+	grep -qx $'boot_timeout\t900' <<<"$output"
 	cp "$TOP/matrix.yaml" "$SCRATCH/matrix.yaml"
 	sed -i 's/^        boot_timeout: 1800$/        boot_timeout: soon/' "$SCRATCH/matrix.yaml"
 	run "$NMX" -m "$SCRATCH/matrix.yaml" -a "$TOP/arches" cells
@@ -507,7 +506,7 @@ fake_cell() { # dir status-of-configure
 	mkdir "$SCRATCH/arches"
 	cp "$TOP"/arches/*.yaml "$SCRATCH/arches/"
 	sed -i "s/^  alone: true$/  alone: sometimes/" "$SCRATCH/arches/riscv64.yaml"
-	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" env --tree linux-6.12 --variant upstream --cell riscv64
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" describe --tree linux-6.12 --variant upstream --cell riscv64
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"riscv64.yaml:"*"'alone' must be true or false"* ]]
 }
@@ -536,16 +535,16 @@ fake_cell() { # dir status-of-configure
 }
 
 @test "each command takes only its options: another command's is named as the error" {
-	run nmx env --tree linux-6.1 --variant upstream --cell x86_64 --kernel /k
+	run nmx describe --tree linux-6.1 --variant upstream --cell x86_64 --kernel /k
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"nmx env: --kernel is not one of its options (tree variant cell)"* ]]
+	[[ "$output" == *"nmx describe: --kernel is not one of its options (tree variant cell)"* ]]
 	run nmx uboot-bootcmd --cell arm-be8 --initrd /i
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--initrd is not one of its options"* ]]
 	run nmx fragment --cell x86_64 --common kconfig/common.config --log /l -o "$SCRATCH/f"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--log is not one of its options"* ]]
-	run nmx env --tree linux-6.1 --variant upstream --cell x86_64
+	run nmx describe --tree linux-6.1 --variant upstream --cell x86_64
 	[ "$status" -eq 0 ]
 }
 

@@ -5,7 +5,7 @@
 
 load helpers
 
-@test "cell-dir: the path of a cell in a run; --fresh starts it over with the run's id" {
+@test "cell-dir: the path of a cell in a run; --fresh starts it over with the run's id and the cell's facts" {
 	local run=$SCRATCH/results/20261206T000000Z dir
 	run "$NMX" cell-dir --run "$run" --tree linux-7.2 --variant upstream --cell arm64
 	[ "$status" -eq 0 ]
@@ -15,10 +15,11 @@ load helpers
 	mkdir -p "$dir/nmx-guest-files"
 	echo stale >"$dir/nmx-guest-files/trace.txt"
 	echo 'boot	ok	1	' >"$dir/stages.tsv"
-	run "$NMX" cell-dir --fresh --run "$run" --tree linux-7.2 --variant upstream --cell arm64
+	run nmx cell-dir --fresh --run "$run" --tree linux-7.2 --variant upstream --cell arm64
 	[ "$status" -eq 0 ]
 	[ "$output" = "$dir" ]
-	[ "$(ls "$dir")" = "$(printf 'meta.tsv\nreproduce.sh')" ]
+	[ "$(ls "$dir")" = "$(printf 'cell.tsv\nmeta.tsv\nreproduce.sh')" ]
+	nmx describe --tree linux-7.2 --variant upstream --cell arm64 | cmp - "$dir/cell.tsv"
 	[ "$(cat "$dir/meta.tsv")" = "$(printf 'run_id\t20261206T000000Z')" ]
 	head -1 "$dir/reproduce.sh" | grep -qx '#!/bin/sh'
 	grep -q '^# Reproduce arm64 (linux-7.2-upstream) by hand' "$dir/reproduce.sh"
@@ -34,6 +35,10 @@ load helpers
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--cell '' is not a name"* ]]
 	[ ! -e "$SCRATCH/r" ]
+	# A cell the matrix does not know: an error that names it.
+	run nmx cell-dir --fresh --run "$SCRATCH/r" --tree linux-7.2 --variant upstream --cell nosuch
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown cell 'nosuch'"* ]]
 }
 
 @test "record: stages and facts appended as one line each, tabs and line ends made spaces" {

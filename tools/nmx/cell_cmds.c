@@ -14,39 +14,6 @@
 #include "matrix.h"
 #include "plan.h"
 
-/* ---- shell assignments (env) ------------------------------------------ */
-
-static void sh_quote(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*s, f);
-	}
-	fputc('\'', f);
-}
-
-static void sh_var(const char *name, const char *value)
-{
-	printf("%s=", name);
-	sh_quote(stdout, value ? value : "");
-	putchar('\n');
-}
-
-static void sh_array(const char *name, const struct strlist *l)
-{
-	size_t i;
-
-	printf("%s=(", name);
-	for (i = 0; i < l->n; i++) {
-		putchar(' ');
-		sh_quote(stdout, l->v[i]);
-	}
-	printf(" )\n");
-}
-
 /* ---- cells ------------------------------------------------------------ */
 
 /*
@@ -283,74 +250,108 @@ int cmd_trees(int argc, char **argv)
 	return EXIT_PASS;
 }
 
-int cmd_env(int argc, char **argv)
+/* ---- describe --------------------------------------------------------- */
+
+/* One fact of a cell's description: a line "KEY<TAB>VALUE". */
+static int tsv_var(FILE *f, const char *key, const char *value)
 {
-	struct selection s;
+	if (value && strpbrk(value, "\t\n\r")) {
+		fprintf(stderr, "nmx describe: %s holds a tab or a line end: '%s'\n",
+			key, value);
+		return -1;
+	}
+	fprintf(f, "%s\t%s\n", key, value ? value : "");
+	return 0;
+}
+
+/* A list: a line "KEY[]<TAB>ITEM" per item, none when it is empty. */
+static int tsv_list(FILE *f, const char *key, const struct strlist *l)
+{
+	char name[64];
+	size_t i;
+	int err = 0;
+
+	snprintf(name, sizeof(name), "%s[]", key);
+	for (i = 0; i < l->n; i++)
+		err |= tsv_var(f, name, l->v[i]);
+	return err;
+}
+
+int describe_cell(FILE *f, const char *tree, const char *variant,
+		  const char *cell)
+{
 	struct matrix m;
 	struct tree *t;
 	struct variant *v;
 	struct cell c;
 	const char *dtb;
 	char buf[64];
-	int ret = EXIT_INFRA, err = 0;
+	int err = 0;
+
+	if (load_matrix(&m))
+		return -1;
+	if (cell_load(&c, arches_dir, cell)) {
+		matrix_free(&m);
+		return -1;
+	}
+	t = matrix_tree(&m, tree);
+	v = t ? tree_variant(t, variant) : NULL;
+	if (!v) {
+		fprintf(stderr, "nmx: unknown tree/variant %s/%s\n", tree, variant);
+		err = -1;
+		goto out;
+	}
+	dtb = cell_dtb(&c, t->version, &err);
+	if (err)
+		goto out;
+	err |= tsv_var(f, "tree", t->name);
+	err |= tsv_var(f, "tree_package", t->package);
+	err |= tsv_var(f, "tree_tarball", t->tarball);
+	err |= tsv_var(f, "tree_suite", t->suite);
+	err |= tsv_var(f, "tree_source", t->source);
+	err |= tsv_var(f, "series_of", t->series_of);
+	err |= tsv_var(f, "tree_version", t->version);
+	err |= tsv_var(f, "series_dir", t->series);
+	err |= tsv_var(f, "variant", v->name);
+	err |= tsv_list(f, "skip_patches", &v->skip_patches);
+	err |= tsv_var(f, "extra_series_dir", v->extra_series);
+	err |= tsv_var(f, "findings_variant",
+		       v->findings_variant ? v->findings_variant : v->name);
+	snprintf(buf, sizeof(buf), "%d",
+		 v->boot_timeout ? v->boot_timeout : m.boot_timeout);
+	err |= tsv_var(f, "boot_timeout", buf);
+	err |= tsv_var(f, "cell", c.name);
+	err |= tsv_var(f, "description", c.description);
+	err |= tsv_var(f, "arch", c.arch);
+	err |= tsv_var(f, "cross_compile", c.cross_compile);
+	err |= tsv_list(f, "make_targets", &c.make_targets);
+	err |= tsv_var(f, "kernel_image", c.kernel_image);
+	err |= tsv_var(f, "uimage_load", c.uimage_load);
+	err |= tsv_var(f, "dtb", dtb);
+	err |= tsv_var(f, "qemu_binary", c.qemu_binary);
+	err |= tsv_var(f, "uboot_firmware", c.uboot_firmware);
+	err |= tsv_var(f, "uboot_kernel_load", c.uboot_kernel_load);
+	err |= tsv_list(f, "guest_cflags", &c.guest_cflags);
+	err |= tsv_var(f, "busybox", c.busybox);
+	err |= tsv_var(f, "quarantine", c.quarantine);
+	err |= tsv_list(f, "arch_files", &c.files);
+out:
+	cell_free(&c);
+	matrix_free(&m);
+	return err ? -1 : 0;
+}
+
+int cmd_describe(int argc, char **argv)
+{
+	struct selection s;
 
 	if (parse_selection(argc, argv, "tree variant cell", &s))
 		return EXIT_INFRA;
 	if (!s.tree || !s.variant) {
-		fprintf(stderr, "nmx env: --tree and --variant are required\n");
+		fprintf(stderr, "nmx describe: --tree and --variant are required\n");
 		return EXIT_INFRA;
 	}
-	if (load_matrix(&m))
-		return EXIT_INFRA;
-	if (cell_load(&c, arches_dir, s.cell))
-		goto free_matrix;
-	t = matrix_tree(&m, s.tree);
-	v = t ? tree_variant(t, s.variant) : NULL;
-	if (!v) {
-		fprintf(stderr, "nmx: unknown tree/variant %s/%s\n", s.tree,
-			s.variant);
-		goto free_cell;
-	}
-	dtb = cell_dtb(&c, t->version, &err);
-	if (err)
-		goto free_cell;
-	sh_var("NMX_TREE", t->name);
-	sh_var("NMX_TREE_PACKAGE", t->package);
-	sh_var("NMX_TREE_TARBALL", t->tarball);
-	sh_var("NMX_TREE_SUITE", t->suite);
-	sh_var("NMX_TREE_SOURCE", t->source);
-	sh_var("NMX_SERIES_OF", t->series_of);
-	sh_var("NMX_TREE_VERSION", t->version);
-	sh_var("NMX_SERIES_DIR", t->series);
-	sh_var("NMX_VARIANT", v->name);
-	sh_array("NMX_SKIP_PATCHES", &v->skip_patches);
-	sh_var("NMX_EXTRA_SERIES_DIR", v->extra_series);
-	sh_var("NMX_FINDINGS_VARIANT",
-	       v->findings_variant ? v->findings_variant : v->name);
-	sh_var("NMX_CELL", c.name);
-	sh_var("NMX_DESCRIPTION", c.description);
-	sh_var("NMX_ARCH", c.arch);
-	sh_var("NMX_CROSS_COMPILE", c.cross_compile);
-	sh_array("NMX_MAKE_TARGETS", &c.make_targets);
-	sh_var("NMX_KERNEL_IMAGE", c.kernel_image);
-	sh_var("NMX_UIMAGE_LOAD", c.uimage_load);
-	sh_var("NMX_DTB", dtb);
-	sh_var("NMX_QEMU_BINARY", c.qemu_binary);
-	sh_var("NMX_UBOOT_FIRMWARE", c.uboot_firmware);
-	sh_var("NMX_UBOOT_KERNEL_LOAD", c.uboot_kernel_load);
-	sh_array("NMX_GUEST_CFLAGS", &c.guest_cflags);
-	sh_var("NMX_BUSYBOX", c.busybox);
-	sh_var("NMX_QUARANTINE", c.quarantine);
-	snprintf(buf, sizeof(buf), "%d",
-		 v->boot_timeout ? v->boot_timeout : m.boot_timeout);
-	sh_var("NMX_BOOT_TIMEOUT", buf);
-	sh_array("NMX_ARCH_FILES", &c.files);
-	ret = EXIT_PASS;
-free_cell:
-	cell_free(&c);
-free_matrix:
-	matrix_free(&m);
-	return ret;
+	return describe_cell(stdout, s.tree, s.variant, s.cell) ? EXIT_INFRA : EXIT_PASS;
 }
 
 /* ---- deps ------------------------------------------------------------- */

@@ -7,6 +7,8 @@
 #ifndef NMX_COMMANDS_H
 #define NMX_COMMANDS_H
 
+#include <stdio.h>
+
 /* Exit codes, as TuxRun uses them. */
 enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_INFRA = 2 };
 
@@ -48,7 +50,7 @@ int selection_version(const struct selection *s, char **version);
 int cmd_cells(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_trees(int argc, char **argv);
-int cmd_env(int argc, char **argv);
+int cmd_describe(int argc, char **argv);
 int cmd_deps(int argc, char **argv);
 int cmd_guest_header(int argc, char **argv);
 /* kconfig_cmds.c */
@@ -79,6 +81,15 @@ int cmd_step_verdict(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+/*
+ * A cell's facts, resolved for its tree's kernel version, as the lines
+ * "KEY<TAB>VALUE" (a list: "KEY[]<TAB>ITEM" per item) build.sh and
+ * boot.sh read (nmx describe, and cell-dir --fresh's cell.tsv). -1, said,
+ * for an unknown tree, variant or cell, or a value no line can hold.
+ */
+int describe_cell(FILE *f, const char *tree, const char *variant,
+		  const char *cell);
+
 /* record_cmds.c */
 int cmd_record(int argc, char **argv);
 int cmd_cell_dir(int argc, char **argv);

@@ -87,9 +87,11 @@ static const struct command commands[] = {
 "        directory, and on stderr which series it takes and why); --newest: the\n"
 "        name of the tree of the highest version (what --patches runs on;\n"
 "        nothing if no tree names its version)\n" },
-	{ "env", cmd_env, 0,
-"env --tree T --variant V --cell C\n"
-"        shell assignments (NMX_*) describing one cell, for build.sh/boot.sh\n" },
+	{ "describe", cmd_describe, 0,
+"describe --tree T --variant V --cell C\n"
+"        one cell's facts, resolved for the tree's kernel version, as KEY<TAB>VALUE\n"
+"        lines (a list: KEY[]<TAB>ITEM per item): what build.sh and boot.sh read\n"
+"        from the cell's cell.tsv\n" },
 	{ "fragment", cmd_fragment, 0,
 "fragment --cell C [--tree T] --common FILE -o OUT\n"
 "        write the requested kconfig: common, then cell (with the kconfig_since\n"
@@ -131,7 +133,8 @@ static const struct command commands[] = {
 	{ "cell-dir", cmd_cell_dir, 0,
 "cell-dir [--fresh] --run RUN_DIR --tree T --variant V --cell C\n"
 "        print the cell's directory in the run; --fresh: it starts over, emptied,\n"
-"        its meta.tsv begun with the run's id and its reproduce.sh with a header\n" },
+"        its meta.tsv begun with the run's id, its reproduce.sh with a header, its\n"
+"        facts in cell.tsv (nmx describe)\n" },
 	{ "run-cells", cmd_run_cells, 0,
 "run-cells --run RUN_DIR [--finished | --unfinished] [--dirs]\n"
 "        the run's planned cells (\"tree variant cell\"; --dirs: \"TREE-VARIANT/CELL\"):\n"

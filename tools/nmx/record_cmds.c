@@ -96,11 +96,38 @@ static int one_component(const char *what, const char *s)
 	return -1;
 }
 
+/* @dir/cell.tsv: the cell's facts, resolved once, when its run plans it. */
+static int write_description(const char *dir, const char *tree,
+			     const char *variant, const char *cell)
+{
+	char path[4096], tmp[4200];
+	FILE *f;
+	int err;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, RUNDIR_CELL) >= (int)sizeof(path))
+		return -1;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "nmx: cannot write %s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	err = describe_cell(f, tree, variant, cell);
+	if (fclose(f) || err || rename(tmp, path)) {
+		if (!err)
+			fprintf(stderr, "nmx: cannot write %s\n", path);
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * The directory of one cell in a run, printed. --fresh: the cell starts
  * over (a cell that was cut off leaves no records of two attempts): the
- * directory emptied, its meta.tsv begun with the run's id and its
- * reproduce.sh with the shell's header.
+ * directory emptied, its meta.tsv begun with the run's id, its
+ * reproduce.sh with the shell's header, and its facts described in
+ * cell.tsv, which every later step of the cell reads.
  */
 int cmd_cell_dir(int argc, char **argv)
 {
@@ -159,6 +186,8 @@ int cmd_cell_dir(int argc, char **argv)
 			return EXIT_INFRA;
 		}
 		rundir_cell(dir, sizeof(dir), run, tree, variant, cell);
+		if (write_description(dir, tree, variant, cell))
+			return EXIT_INFRA;
 	}
 	printf("%s\n", dir);
 	return EXIT_PASS;

@@ -13,6 +13,8 @@
 #define RUNDIR_STAGES "stages.tsv"
 #define RUNDIR_META "meta.tsv"
 #define RUNDIR_REPRODUCE "reproduce.sh"
+/* The cell's facts as planned (nmx describe): every step reads them here. */
+#define RUNDIR_CELL "cell.tsv"
 /* A cell that finished has one (nmx result writes it last). */
 #define RUNDIR_RESULT "result.json"
 /* The run's planned cells, "tree variant cell" lines (--resume's list). */
