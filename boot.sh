@@ -210,7 +210,7 @@ main() {
 	local cell_dir='' kernel initrd dtb='' kargs='' accel=auto rc=0 stopped=0 t0 secs
 	local how key origin='' findings missing engine=qemu loader=uboot reuse=0
 	local qemu_version boots
-	local -a kernel_args=() dtb_args=() judge_args=() timed_out=() fresh
+	local -a kernel_args=() dtb_args=() judge_args=() timed_out=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--cell-dir) [ $# -ge 2 ] || usage; cell_dir=$2; shift 2 ;;
@@ -236,16 +236,8 @@ main() {
 	auto | tcg | kvm) ;;
 	*) err "--accel $accel: auto (probe KVM), tcg or kvm"; exit 2 ;;
 	esac
-	fresh=()
-	if [ -z "$cell_dir" ]; then
-		# By hand: the facts as the matrix says now, in a scratch directory.
-		nmx describe --tree "$1" --variant "$2" --cell "$3" >/dev/null || exit 2
-		cell_dir=$NMX_TOP/results/scratch/$1-$2/$3
-		fresh=(--fresh)
-	fi
-	mkdir -p "$cell_dir"
-	cell_dir=$(cd "$cell_dir" && pwd)
-	load_cell "$cell_dir" "$1" "$2" "$3" "${fresh[@]}" || exit 2
+	load_cell "$cell_dir" "$1" "$2" "$3" || exit 2
+	cell_dir=${CELL[dir]}
 	set_work_dirs
 
 	t0=$(date +%s.%N)

@@ -592,7 +592,6 @@ record_patchset() {
 
 main() {
 	local stage=all last
-	local -a fresh
 	CELL_DIR=
 	MAKE_JOBS=
 	DISTCC=
@@ -608,16 +607,8 @@ main() {
 		esac
 	done
 	[ $# -eq 3 ] || usage
-	fresh=()
-	if [ -z "$CELL_DIR" ]; then
-		# By hand: the facts as the matrix says now, in a scratch directory.
-		nmx describe --tree "$1" --variant "$2" --cell "$3" >/dev/null || exit 2
-		CELL_DIR=$NMX_TOP/results/scratch/$1-$2/$3
-		fresh=(--fresh)
-	fi
-	mkdir -p "$CELL_DIR"
-	CELL_DIR=$(cd "$CELL_DIR" && pwd)
-	load_cell "$CELL_DIR" "$1" "$2" "$3" "${fresh[@]}" || exit 2
+	load_cell "$CELL_DIR" "$1" "$2" "$3" || exit 2
+	CELL_DIR=${CELL[dir]}
 	mapfile -t TARGETS < <(cell_list make_targets)
 	mapfile -t GUEST_CFLAGS < <(cell_list guest_cflags)
 	TARBALL=${CELL[tree_tarball]}

@@ -90,14 +90,24 @@ nmx_argv() {
 	[ -z "${NMX_LOCAL_SERIES:-}" ] || argv+=(-s "$NMX_LOCAL_SERIES")
 }
 
-# load_cell DIR TREE VARIANT CELL [--fresh]: the cell's facts into the
-# associative array CELL (keys: nmx describe's), from DIR/cell.tsv, which
-# its run wrote when it planned the cell (nmx cell-dir --fresh); described
-# into it first if there is none, or anew with --fresh (a step run by hand
-# on its scratch directory: the facts as the matrix says now).
+# load_cell DIR TREE VARIANT CELL: the cell's facts into the associative
+# array CELL (keys: nmx describe's; CELL[dir]: the cell's directory, made
+# absolute), from DIR/cell.tsv, which its run wrote when it planned the
+# cell (nmx cell-dir --fresh), or described into it first if there is
+# none. DIR empty: a step run by hand, in a scratch directory, with the
+# facts as the matrix says now.
 load_cell() {
-	local file=$1/cell.tsv key value
-	if [ "${5:-}" = --fresh ] || [ ! -f "$file" ]; then
+	local dir=$1 file desc='' key value
+	if [ -z "$dir" ]; then
+		desc=$(nmx describe --tree "$2" --variant "$3" --cell "$4") || return 2
+		dir=$NMX_TOP/results/scratch/$2-$3/$4
+	fi
+	mkdir -p "$dir"
+	dir=$(cd "$dir" && pwd)
+	file=$dir/cell.tsv
+	if [ -n "$desc" ]; then
+		printf '%s\n' "$desc" >"$file"
+	elif [ ! -f "$file" ]; then
 		if ! nmx describe --tree "$2" --variant "$3" --cell "$4" >"$file.tmp"; then
 			rm -f "$file.tmp"
 			return 2
@@ -116,6 +126,7 @@ load_cell() {
 		err "$file describes another cell than $2 $3 $4"
 		return 2
 	fi
+	CELL[dir]=$dir
 }
 
 # cell_list KEY: a list of the cell's facts (make_targets, ...), a line each.
