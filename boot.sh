@@ -56,7 +56,7 @@ probe_accel() {
 		return
 	fi
 	rm -f "$probe_log"
-	mapfile -d '' cmd < <(nmx qemu-cmd --tree "${CELL[tree]}" --cell "${CELL[cell]}" --kernel "$kernel" \
+	mapfile -d '' cmd < <(nmx qemu-cmd --described "${CELL[facts]}" --kernel "$kernel" \
 		--probe "$@" --accel kvm --log "$probe_log")
 	if [ "${#cmd[@]}" -gt 0 ]; then
 		timeout -k 2 15 "${cmd[@]}" >"$probe_log.qemu" 2>&1 || true
@@ -104,9 +104,9 @@ prepare_uboot() {
 	}; then
 		boot_infra "$cell_dir" 0 "mkimage failed (see $dir/mkimage*.log)"
 	fi
-	mapfile -d '' dump < <(nmx qemu-cmd --tree "${CELL[tree]}" --cell "${CELL[cell]}" --accel "$accel" --dump-dtb "$dir/board.dtb")
+	mapfile -d '' dump < <(nmx qemu-cmd --described "${CELL[facts]}" --accel "$accel" --dump-dtb "$dir/board.dtb")
 	if ! {
-		bootcmd=$(nmx uboot-bootcmd --cell "${CELL[cell]}" "${extra[@]}") &&
+		bootcmd=$(nmx uboot-bootcmd --described "${CELL[facts]}" "${extra[@]}") &&
 			recorded --log "$dir/dumpdtb.log" "$cell_dir" "${dump[@]}" &&
 			recorded "$cell_dir" fdtput -c "$dir/board.dtb" /config &&
 			recorded "$cell_dir" fdtput -t s "$dir/board.dtb" /config bootcmd "$bootcmd" &&
@@ -138,7 +138,7 @@ boot_qemu() {
 	fi
 	[ -z "$kargs" ] || boot_args+=(--kernel-args "$kargs")
 	record_meta "$cell_dir" loader "$loader"
-	mapfile -d '' cmd < <(nmx qemu-cmd --tree "${CELL[tree]}" --cell "${CELL[cell]}" "${boot_args[@]}" \
+	mapfile -d '' cmd < <(nmx qemu-cmd --described "${CELL[facts]}" "${boot_args[@]}" \
 		--accel "$accel" --log "$cell_dir/boot.log")
 	[ "${#cmd[@]}" -gt 0 ] || boot_infra "$cell_dir" 0 "nmx qemu-cmd failed"
 	printf '# boot (QEMU is stopped after %ss, or once the kernel panicked); the log is %s\n' \
@@ -181,7 +181,7 @@ boot_lava() {
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	recorded "$cell_dir" "$NMX_BIN" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" lava-job \
-		--tree "${CELL[tree]}" --variant "${CELL[variant]}" --cell "${CELL[cell]}" \
+		--described "${CELL[facts]}" \
 		--kernel "$kernel" --initrd "$initrd" --accel "$accel" \
 		--timeout "${CELL[boot_timeout]}" "${args[@]}" -o "$dir" ||
 		boot_infra "$cell_dir" 0 "nmx lava-job failed"
@@ -267,7 +267,7 @@ main() {
 	record_meta "$cell_dir" boot_with "$engine"
 	[ -z "$kargs" ] || record_meta "$cell_dir" kernel_args "$kargs"
 	boots=$NMX_CACHE/boots
-	key=$(nmx boot-cache key --cell "${CELL[cell]}" --engine "$engine" --loader "$loader" \
+	key=$(nmx boot-cache key --described "${CELL[facts]}" --engine "$engine" --loader "$loader" \
 		--accel "$accel" --timeout "${CELL[boot_timeout]}" "${kernel_args[@]}" \
 		--qemu-version "$qemu_version" --kernel "$kernel" --initrd "$initrd" "${dtb_args[@]}") ||
 		boot_infra "$cell_dir" 0 "nmx boot-cache key failed"

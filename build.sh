@@ -358,7 +358,7 @@ stage_configure() {
 	mkdir -p "$NMX_OUT"
 	nmx_argv
 	recorded "$CELL_DIR" "${argv[@]}" \
-		fragment --cell "${CELL[cell]}" --tree "${CELL[tree]}" --variant "${CELL[variant]}" \
+		fragment --described "${CELL[facts]}" \
 		--common "$NMX_TOP/kconfig/common.config" \
 		-o "$requested" || fail configure INFRA_FAIL 0 "cannot write the requested fragment"
 	# The .config is copied only when it changed, so an unchanged config
@@ -465,7 +465,7 @@ stage_guest() {
 	# runs where the cell claims.
 	nmx_argv
 	recorded --stdout "$dir/cell.h" "$CELL_DIR" "${argv[@]}" \
-		guest-header --tree "${CELL[tree]}" --cell "${CELL[cell]}" --src "$NMX_SRC" ||
+		guest-header --described "${CELL[facts]}" --src "$NMX_SRC" ||
 		fail guest INFRA_FAIL "$(seconds_since "$t0")" "cannot write the cell's guest header"
 	# PID 1: freestanding, static, the tree's own nolibc.
 	cmd=("$cc" -Os -static -nostdlib -ffreestanding -fno-builtin -fno-stack-protector

@@ -92,7 +92,8 @@ nmx_argv() {
 
 # load_cell DIR TREE VARIANT CELL: the cell's facts into the associative
 # array CELL (keys: nmx describe's; CELL[dir]: the cell's directory, made
-# absolute), from DIR/cell.tsv, which its run wrote when it planned the
+# absolute; CELL[facts]: the file, which nmx's steps read as --described),
+# from DIR/cell.tsv, which its run wrote when it planned the
 # cell (nmx cell-dir --fresh), or described into it first if there is
 # none. DIR empty: a step run by hand, in a scratch directory, with the
 # facts as the matrix says now.
@@ -127,6 +128,7 @@ load_cell() {
 		return 2
 	fi
 	CELL[dir]=$dir
+	CELL[facts]=$file
 }
 
 # cell_list KEY: a list of the cell's facts (make_targets, ...), a line each.

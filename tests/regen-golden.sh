@@ -6,23 +6,32 @@ set -euo pipefail
 # Both run from the top of the repository, with relative paths, so that
 # the golden files do not depend on where the checkout is.
 
-# golden_qemu CELL: the QEMU command line, one argument per line.
+# Each golden_* CELL [CELL_TSV]: the cell as arches/ and matrix.yaml have
+# it, or as its run described it into CELL_TSV (--described, what build.sh
+# and boot.sh pass): both must give the same file.
+
+# golden_qemu CELL [CELL_TSV]: the QEMU command line, one argument per line.
 golden_qemu() {
-	local dtb=()
+	local dtb=() sel=(--tree linux-6.12 --cell "$1")
+	[ -z "${2:-}" ] || sel=(--described "$2")
 	# A cell that boots with a device tree names it in its arch file.
 	grep -q '^dtb:' "arches/$1.yaml" && dtb=(--dtb /build/cell.dtb)
-	"$NMX" -m matrix.yaml -a arches qemu-cmd --tree linux-6.12 --cell "$1" \
+	"$NMX" -m matrix.yaml -a arches qemu-cmd "${sel[@]}" \
 		--kernel /build/kernel --initrd /build/initramfs.cpio "${dtb[@]}" \
 		--accel tcg --log /results/boot.log | tr '\0' '\n'
 }
 
 golden_fragment() {
-	"$NMX" -m matrix.yaml -a arches fragment --cell "$1" --tree linux-6.12 \
+	local sel=(--tree linux-6.12 --cell "$1")
+	[ -z "${2:-}" ] || sel=(--described "$2")
+	"$NMX" -m matrix.yaml -a arches fragment "${sel[@]}" \
 		--common kconfig/common.config -o /dev/stdout
 }
 
 golden_guest_header() {
-	"$NMX" -m matrix.yaml -a arches guest-header --tree linux-6.1 --cell "$1"
+	local sel=(--tree linux-6.1 --cell "$1")
+	[ -z "${2:-}" ] || sel=(--described "$2")
+	"$NMX" -m matrix.yaml -a arches guest-header "${sel[@]}"
 }
 
 # The cells whose generated files are pinned here: those with a golden

@@ -62,16 +62,16 @@ lava_job() { # cell [extra nmx args]
 
 @test "lava-job: relative paths, a missing DTB and a bad timeout are refused" {
 	mkdir -p "$SCRATCH/o"
-	run nmx lava-job --tree linux-6.1 --variant v --cell arm64 --kernel Image --initrd /i -o "$SCRATCH/o"
+	run nmx lava-job --tree linux-6.1 --variant upstream --cell arm64 --kernel Image --initrd /i -o "$SCRATCH/o"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"absolute paths"* ]]
-	run nmx lava-job --tree linux-6.1 --variant v --cell arm-biglittle --kernel /k --initrd /i -o "$SCRATCH/o"
+	run nmx lava-job --tree linux-6.1 --variant upstream --cell arm-biglittle --kernel /k --initrd /i -o "$SCRATCH/o"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"pass --dtb"* ]]
-	run nmx lava-job --tree linux-6.1 --variant v --cell arm64 --kernel /k --initrd /i --timeout 0 -o "$SCRATCH/o"
+	run nmx lava-job --tree linux-6.1 --variant upstream --cell arm64 --kernel /k --initrd /i --timeout 0 -o "$SCRATCH/o"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--timeout wants seconds"* ]]
-	run nmx lava-job --tree linux-6.1 --variant v --cell arm64 --kernel /k --initrd /i -o "$SCRATCH/none/o"
+	run nmx lava-job --tree linux-6.1 --variant upstream --cell arm64 --kernel /k --initrd /i -o "$SCRATCH/none/o"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"cannot write"* ]]
 }

@@ -245,9 +245,10 @@ env_with_broken_arm64() { # sed-expression
 	# Its kernel is wrapped for U-Boot at boot (qemu.uboot), not at build.
 	grep -qx $'uimage_load\t' <<<"$output"
 	grep -qx $'uboot_kernel_load\t0x40008000' <<<"$output"
-	# The guest's facts reach it through guest-header, not the description.
-	run ! grep -q '^big_endian' <<<"$output"
-	run nmx guest-header --cell arm-be8
+	# The guest's facts too: guest-header reads them from the description.
+	grep -qx $'big_endian\t1' <<<"$output"
+	printf '%s\n' "$output" >"$SCRATCH/cell.tsv"
+	run nmx guest-header --described "$SCRATCH/cell.tsv"
 	[[ "$output" == *"#define NMX_BIG_ENDIAN 1"* ]]
 }
 
@@ -296,6 +297,56 @@ env_with_broken_arm64() { # sed-expression
 		golden_guest_header "$cell" >"$SCRATCH/h"
 		diff -u "$TESTS_DIR/golden/guest-header-$cell.h" "$SCRATCH/h"
 	done
+}
+
+@test "golden: the steps read a cell as its run described it (cell.tsv), to the same files" {
+	# shellcheck source=../regen-golden.sh
+	source "$TESTS_DIR/regen-golden.sh"
+	cd "$TOP"
+	for cell in $(golden_cells); do
+		# The golden fragment names no variant: upstream adds no symbols.
+		# Relative paths, as the golden files have them.
+		"$NMX" -m matrix.yaml -a arches describe --tree linux-6.12 --variant upstream \
+			--cell "$cell" >"$SCRATCH/6.12.tsv"
+		"$NMX" -m matrix.yaml -a arches describe --tree linux-6.1 --variant upstream \
+			--cell "$cell" >"$SCRATCH/6.1.tsv"
+		golden_qemu "$cell" "$SCRATCH/6.12.tsv" >"$SCRATCH/q"
+		diff -u "$TESTS_DIR/golden/qemu-cmd-$cell.txt" "$SCRATCH/q"
+		golden_fragment "$cell" "$SCRATCH/6.12.tsv" >"$SCRATCH/f"
+		diff -u "$TESTS_DIR/golden/fragment-$cell.config" "$SCRATCH/f"
+		golden_guest_header "$cell" "$SCRATCH/6.1.tsv" >"$SCRATCH/h"
+		diff -u "$TESTS_DIR/golden/guest-header-$cell.h" "$SCRATCH/h"
+	done
+	# The description is what they read: not the arch file again.
+	nmx describe --tree linux-6.12 --variant upstream --cell arm64 >"$SCRATCH/c.tsv"
+	sed -i 's/^console\t.*/console\tttyXYZ0/' "$SCRATCH/c.tsv"
+	run nmx uboot-bootcmd --described "$SCRATCH/c.tsv"
+	[[ "$output" == *"console=ttyXYZ0 "* ]]
+}
+
+@test "--described: a cell.tsv that is not one is refused with its line; not beside --cell" {
+	nmx describe --tree linux-6.12 --variant upstream --cell arm64 >"$SCRATCH/c.tsv"
+	run nmx qemu-cmd --described "$SCRATCH/c.tsv" --cell arm64 --kernel k --initrd i --log l
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"not with --cell, --tree or --variant"* ]]
+	{ cat "$SCRATCH/c.tsv"; printf 'colour\tblue\n'; } >"$SCRATCH/bad.tsv"
+	run nmx guest-header --described "$SCRATCH/bad.tsv"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"bad.tsv:$(($(wc -l <"$SCRATCH/c.tsv") + 1)): not a fact of a cell: 'colour'"* ]]
+	grep -v '^console' "$SCRATCH/c.tsv" >"$SCRATCH/bad.tsv"
+	run nmx uboot-bootcmd --described "$SCRATCH/bad.tsv"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"bad.tsv: no console"* ]]
+	sed 's/^boot_alone\t0/boot_alone\tno/' "$SCRATCH/c.tsv" >"$SCRATCH/bad.tsv"
+	run nmx uboot-bootcmd --described "$SCRATCH/bad.tsv"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"boot_alone is a number, not 'no'"* ]]
+	{ cat "$SCRATCH/c.tsv"; printf 'arch\tx86\n'; } >"$SCRATCH/bad.tsv"
+	run nmx uboot-bootcmd --described "$SCRATCH/bad.tsv"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"arch a second time"* ]]
+	run nmx uboot-bootcmd --described "$SCRATCH"
+	[ "$status" -eq 2 ]
 }
 
 @test "qemu-cmd: the big.LITTLE cell refuses to boot without its DTB" {
@@ -393,7 +444,7 @@ fake_cell() { # dir status-of-configure
 	sed -i '/"6.1": arch.*dtb$/d' "$SCRATCH/arches/arm-biglittle.yaml"
 	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" describe --tree linux-6.1 --variant upstream --cell arm-biglittle
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"cell arm-biglittle names no DTB for kernel 6.1"* ]]
+	[[ "$output" == *"cell arm-biglittle names no dtb for kernel 6.1"* ]]
 	sed -i 's/"6.5": arch/six: arch/' "$SCRATCH/arches/arm-biglittle.yaml"
 	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/arches" describe --tree linux-6.12 --variant upstream --cell arm-biglittle
 	[ "$status" -eq 2 ]

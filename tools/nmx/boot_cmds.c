@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "facts.h"
 #include "matrix.h"
 #include "lava.h"
 #include "rundir.h"
@@ -63,44 +64,37 @@ static int has_uboot(const struct cell *c, const char *cmd)
 int cmd_uboot_bootcmd(int argc, char **argv)
 {
 	struct selection s;
-	struct cell c;
+	struct cell_facts f;
 	char append[512];
 
-	if (parse_selection(argc, argv, "cell kernel-args", &s))
+	if (parse_selection(argc, argv, "cell described kernel-args", &s))
 		return EXIT_INFRA;
-	if (cell_load(&c, arches_dir, s.cell))
+	if (selection_facts(&s, &f))
 		return EXIT_INFRA;
-	if (!has_uboot(&c, "uboot-bootcmd")) {
-		cell_free(&c);
+	if (!has_uboot(&f.cell, "uboot-bootcmd")) {
+		facts_free(&f);
 		return EXIT_INFRA;
 	}
-	cell_kernel_append(&c, 0, s.kernel_args, append, sizeof(append));
+	cell_kernel_append(&f.cell, 0, s.kernel_args, append, sizeof(append));
 	printf("setenv bootargs '%s'; bootm %s %s ${fdtcontroladdr}\n", append,
-	       c.uboot_kernel_addr, c.uboot_ramdisk_addr);
-	cell_free(&c);
+	       f.cell.uboot_kernel_addr, f.cell.uboot_ramdisk_addr);
+	facts_free(&f);
 	return EXIT_PASS;
 }
 
 /*
- * The cell @s names, and its -accel value under @s's --accel on @s's
- * --tree (its TCG setting may differ between kernel versions); -1, said,
+ * The cell @s names, and its -accel value under @s's --accel on its
+ * tree (its TCG setting may differ between kernel versions); -1, said,
  * when either cannot be had.
  */
-static int load_boot_cell(const struct selection *s, struct cell *c,
+static int load_boot_cell(const struct selection *s, struct cell_facts *f,
 			  const char **accel)
 {
-	char *version;
-
-	if (selection_version(s, &version))
+	if (selection_facts(s, f))
 		return -1;
-	if (cell_load(c, arches_dir, s->cell)) {
-		free(version);
-		return -1;
-	}
-	*accel = cell_accel(c, s->accel, version);
-	free(version);
+	*accel = cell_accel(&f->cell, s->accel, f->tree_version);
 	if (!*accel) {
-		cell_free(c);
+		facts_free(f);
 		return -1;
 	}
 	return 0;
@@ -109,44 +103,45 @@ static int load_boot_cell(const struct selection *s, struct cell *c,
 int cmd_qemu_cmd(int argc, char **argv)
 {
 	struct selection s;
-	struct cell c;
+	struct cell_facts f;
+	const struct cell *c = &f.cell;
 	char append[512];
 	const char *accel;
 
-	if (parse_selection(argc, argv, "tree cell kernel initrd dtb accel log "
-			    "probe uboot-dtb dump-dtb kernel-args", &s))
+	if (parse_selection(argc, argv, "tree cell described kernel initrd dtb "
+			    "accel log probe uboot-dtb dump-dtb kernel-args", &s))
 		return EXIT_INFRA;
 	if (!s.dump_dtb && (!s.kernel || (!s.initrd && !s.probe) || !s.log)) {
 		fprintf(stderr, "nmx qemu-cmd: --kernel, --initrd (or --probe) and --log are required\n");
 		return EXIT_INFRA;
 	}
-	if (load_boot_cell(&s, &c, &accel))
+	if (load_boot_cell(&s, &f, &accel))
 		return EXIT_INFRA;
-	if ((s.uboot_dtb || s.dump_dtb) && !has_uboot(&c, "qemu-cmd")) {
-		cell_free(&c);
+	if ((s.uboot_dtb || s.dump_dtb) && !has_uboot(c, "qemu-cmd")) {
+		facts_free(&f);
 		return EXIT_INFRA;
 	}
-	if (cell_has_dtb(&c) && !s.dtb && !s.uboot_dtb && !s.dump_dtb) {
+	if (cell_has_dtb(c) && !s.dtb && !s.uboot_dtb && !s.dump_dtb) {
 		fprintf(stderr, "nmx qemu-cmd: cell %s boots with a DTB: pass --dtb\n",
-			c.name);
-		cell_free(&c);
+			c->name);
+		facts_free(&f);
 		return EXIT_INFRA;
 	}
-	arg0(c.qemu_binary);
+	arg0(c->qemu_binary);
 	/*
 	 * --dump-dtb: QEMU writes the device tree of the machine U-Boot runs
 	 * on and exits. It must be the same machine, firmware included: with
 	 * -bios, virt leaves devices out that a tree dumped without it has.
 	 */
-	machine_args(&c, s.dump_dtb);
+	machine_args(c, s.dump_dtb);
 	/* Under TCG the cell may name its threading (arches/<cell>.yaml). */
 	arg0("-accel");
 	arg0(accel);
 	arg0("-display");
 	arg0("none");
 	if (s.dump_dtb || s.uboot_dtb) {
-		arg0(c.uboot_firmware_arg);
-		arg0(c.uboot_firmware);
+		arg0(c->uboot_firmware_arg);
+		arg0(c->uboot_firmware);
 	}
 	if (s.dump_dtb)
 		goto done;
@@ -160,12 +155,12 @@ int cmd_qemu_cmd(int argc, char **argv)
 		/* Like a board: U-Boot finds both images in RAM and checks them. */
 		arg0("-dtb");
 		arg0(s.uboot_dtb);
-		loader_arg(s.kernel, c.uboot_kernel_addr);
+		loader_arg(s.kernel, c->uboot_kernel_addr);
 		if (s.initrd)
-			loader_arg(s.initrd, c.uboot_ramdisk_addr);
+			loader_arg(s.initrd, c->uboot_ramdisk_addr);
 		goto done;
 	}
-	cell_kernel_append(&c, s.probe, s.kernel_args, append, sizeof(append));
+	cell_kernel_append(c, s.probe, s.kernel_args, append, sizeof(append));
 	arg0("-kernel");
 	arg0(s.kernel);
 	if (s.initrd) {
@@ -179,7 +174,7 @@ int cmd_qemu_cmd(int argc, char **argv)
 	arg0("-append");
 	arg0(append);
 done:
-	cell_free(&c);
+	facts_free(&f);
 	return EXIT_PASS;
 }
 
@@ -211,32 +206,33 @@ int cmd_lava_job(int argc, char **argv)
 	const char *accel;
 	struct selection s;
 	struct lava_boot b = { 0 };
-	struct cell c;
+	struct cell_facts f;
 	char name[256], path[4096];
-	FILE *f;
+	FILE *f_out;
 	int err;
 
-	if (parse_selection(argc, argv, "tree variant cell kernel initrd dtb "
-			    "accel timeout kernel-args o", &s))
+	if (parse_selection(argc, argv, "tree variant cell described kernel "
+			    "initrd dtb accel timeout kernel-args o", &s))
 		return EXIT_INFRA;
-	if (!s.kernel || !s.initrd || !s.out || !s.tree || !s.variant) {
-		fprintf(stderr, "nmx lava-job: --tree, --variant, --kernel, --initrd and -o DIR are required\n");
+	if (!s.kernel || !s.initrd || !s.out ||
+	    (!s.described && (!s.tree || !s.variant))) {
+		fprintf(stderr, "nmx lava-job: --tree and --variant (or --described), --kernel, --initrd and -o DIR are required\n");
 		return EXIT_INFRA;
 	}
 	if (s.kernel[0] != '/' || s.initrd[0] != '/' || (s.dtb && s.dtb[0] != '/')) {
 		fprintf(stderr, "nmx lava-job: LAVA deploys file:// URLs: give absolute paths\n");
 		return EXIT_INFRA;
 	}
-	if (load_boot_cell(&s, &c, &accel))
+	if (load_boot_cell(&s, &f, &accel))
 		return EXIT_INFRA;
-	if (cell_has_dtb(&c) && !s.dtb) {
+	if (cell_has_dtb(&f.cell) && !s.dtb) {
 		fprintf(stderr, "nmx lava-job: cell %s boots with a DTB: pass --dtb\n",
-			c.name);
-		cell_free(&c);
+			f.cell.name);
+		facts_free(&f);
 		return EXIT_INFRA;
 	}
-	snprintf(name, sizeof(name), "notrace-matrix %s-%s %s", s.tree,
-		 s.variant, c.name);
+	snprintf(name, sizeof(name), "notrace-matrix %s-%s %s", f.tree,
+		 f.variant, f.cell.name);
 	b.name = name;
 	b.kernel = s.kernel;
 	b.initrd = s.initrd;
@@ -244,13 +240,15 @@ int cmd_lava_job(int argc, char **argv)
 	b.timeout = s.timeout ? s.timeout : 90;
 	b.kernel_args = s.kernel_args;
 	err = -1;
-	f = create_in(s.out, "device.yaml", path, sizeof(path));
-	if (f && !close_written(f, path, lava_write_device(&c, accel, f))) {
-		f = create_in(s.out, "job.yaml", path, sizeof(path));
-		if (f)
-			err = close_written(f, path, lava_write_job(&c, &b, f));
+	f_out = create_in(s.out, "device.yaml", path, sizeof(path));
+	if (f_out && !close_written(f_out, path,
+				    lava_write_device(&f.cell, accel, f_out))) {
+		f_out = create_in(s.out, "job.yaml", path, sizeof(path));
+		if (f_out)
+			err = close_written(f_out, path,
+					    lava_write_job(&f.cell, &b, f_out));
 	}
-	cell_free(&c);
+	facts_free(&f);
 	return err ? EXIT_INFRA : EXIT_PASS;
 }
 

@@ -20,6 +20,7 @@
 
 #include "commands.h"
 #include "console.h"
+#include "facts.h"
 #include "matrix.h"
 #include "sha256.h"
 
@@ -64,6 +65,7 @@ static int boot_key(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "cell", required_argument, 0, 'c' },
+		{ "described", required_argument, 0, 'F' },
 		{ "engine", required_argument, 0, 'e' },
 		{ "loader", required_argument, 0, 'L' },
 		{ "accel", required_argument, 0, 'A' },
@@ -75,13 +77,14 @@ static int boot_key(int argc, char **argv)
 		{ "dtb", required_argument, 0, 'd' },
 		{ 0 }
 	};
-	const char *cell = NULL, *engine = NULL, *loader = NULL, *accel = NULL;
+	const char *cell = NULL, *described = NULL, *engine = NULL, *loader = NULL, *accel = NULL;
 	const char *timeout = NULL, *kargs = "", *qemu = NULL;
 	const char *kernel = NULL, *initrd = NULL, *dtb = NULL;
 	unsigned char digest[32];
 	char hex[65];
 	struct sha256 s;
-	struct cell c;
+	struct cell_facts f;
+	const struct cell *c = &f.cell;
 	struct stat st;
 	size_t i;
 	int opt, ret = EXIT_INFRA;
@@ -89,6 +92,7 @@ static int boot_key(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'c': cell = optarg; break;
+		case 'F': described = optarg; break;
 		case 'e': engine = optarg; break;
 		case 'L': loader = optarg; break;
 		case 'A': accel = optarg; break;
@@ -101,12 +105,13 @@ static int boot_key(int argc, char **argv)
 		default: return EXIT_INFRA;
 		}
 	}
-	if (optind != argc || !cell || !engine || !loader || !accel ||
-	    !timeout || !qemu || !kernel || !initrd) {
-		fprintf(stderr, "usage: nmx boot-cache key --cell C --engine E --loader L --accel A --timeout SECS [--kernel-args ARGS] --qemu-version V --kernel K --initrd I [--dtb D]\n");
+	if (optind != argc || !cell == !described || !engine || !loader ||
+	    !accel || !timeout || !qemu || !kernel || !initrd) {
+		fprintf(stderr, "usage: nmx boot-cache key --cell C|--described CELL_TSV --engine E --loader L --accel A --timeout SECS [--kernel-args ARGS] --qemu-version V --kernel K --initrd I [--dtb D]\n");
 		return EXIT_INFRA;
 	}
-	if (cell_load(&c, arches_dir, cell))
+	if (described ? facts_read(&f, described) :
+			facts_resolve(&f, NULL, NULL, cell))
 		return EXIT_INFRA;
 	sha256_init(&s);
 	hash_field(&s, "engine", engine);
@@ -115,22 +120,22 @@ static int boot_key(int argc, char **argv)
 	hash_field(&s, "timeout", timeout);
 	hash_field(&s, "kernel-args", kargs);
 	hash_field(&s, "qemu", qemu);
-	for (i = 0; i < c.files.n; i++)
-		if (hash_file(&s, "arch file", c.files.v[i]))
+	for (i = 0; i < c->files.n; i++)
+		if (hash_file(&s, "arch file", c->files.v[i]))
 			goto out;
 	if (hash_file(&s, "kernel", kernel) || hash_file(&s, "initrd", initrd) ||
 	    (dtb && hash_file(&s, "dtb", dtb)))
 		goto out;
 	/* A cell without its firmware installed cannot boot through it. */
-	if (c.uboot_firmware && !stat(c.uboot_firmware, &st) &&
-	    hash_file(&s, "u-boot", c.uboot_firmware))
+	if (c->uboot_firmware && !stat(c->uboot_firmware, &st) &&
+	    hash_file(&s, "u-boot", c->uboot_firmware))
 		goto out;
 	sha256_final(&s, digest);
 	sha256_hex(digest, hex);
 	printf("%.*s\n", BOOT_KEY_HEX, hex);
 	ret = EXIT_PASS;
 out:
-	cell_free(&c);
+	facts_free(&f);
 	return ret;
 }
 

@@ -13,6 +13,7 @@
 enum { EXIT_PASS = 0, EXIT_FAIL = 1, EXIT_INFRA = 2 };
 
 struct matrix;
+struct cell_facts;
 
 /* Where matrix.yaml and arches/ are (nmx -m, -a). */
 extern const char *matrix_path;
@@ -30,10 +31,12 @@ struct selection {
 	const char *uboot_dtb, *dump_dtb;
 	const char *kernel_args;	/* appended to the cell's command line */
 	const char *src;		/* a kernel tree (guest-header) */
+	const char *described;		/* a cell.tsv, in place of --cell */
 };
 
 /*
- * Parses them; --cell is required. @accepts names the options the
+ * Parses them; --cell (with --tree and --variant as the command needs)
+ * or --described is required. @accepts names the options the
  * command takes ("tree variant cell", "o" for -o): any other is an error
  * that names it.
  */
@@ -41,10 +44,11 @@ int parse_selection(int argc, char **argv, const char *accepts,
 		    struct selection *s);
 
 /*
- * The kernel version of --tree (a malloc'd string in @version), NULL
- * without --tree; -1 (said) for a tree matrix.yaml does not know.
+ * The facts of the cell @s names: read from --described's cell.tsv (as
+ * the run resolved them), or resolved from arches/ and matrix.yaml for
+ * --cell, --tree and --variant. -1, said, if neither can be had.
  */
-int selection_version(const struct selection *s, char **version);
+int selection_facts(const struct selection *s, struct cell_facts *f);
 
 /* cell_cmds.c */
 int cmd_cells(int argc, char **argv);

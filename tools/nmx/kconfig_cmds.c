@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "facts.h"
 #include "matrix.h"
 
 /* ---- fragment --------------------------------------------------------- */
@@ -30,78 +31,59 @@ static int copy_fragment(FILE *out, const char *path)
 
 int cmd_fragment(int argc, char **argv)
 {
-	struct variant *v = NULL;
-	struct tree *t = NULL;
+	struct cell_facts f;
+	const struct cell *c = &f.cell;
 	struct selection s;
-	struct matrix m;
-	struct cell c;
 	size_t i;
 	FILE *out;
 	int ret = EXIT_INFRA;
 
-	if (parse_selection(argc, argv, "tree variant cell common o", &s))
+	if (parse_selection(argc, argv, "tree variant cell described common o", &s))
 		return EXIT_INFRA;
 	if (!s.common || !s.out) {
 		fprintf(stderr, "nmx fragment: --common and -o are required\n");
 		return EXIT_INFRA;
 	}
-	if (load_matrix(&m))
+	if (selection_facts(&s, &f))
 		return EXIT_INFRA;
-	if (cell_load(&c, arches_dir, s.cell))
-		goto free_matrix;
-	if (s.tree && !(t = matrix_tree(&m, s.tree))) {
-		fprintf(stderr, "nmx: unknown tree '%s'\n", s.tree);
-		goto free_cell;
-	}
-	if (s.variant && !t) {
-		fprintf(stderr, "nmx fragment: --variant needs --tree\n");
-		goto free_cell;
-	}
-	if (s.variant && !(v = tree_variant(t, s.variant))) {
-		fprintf(stderr, "nmx: tree %s has no variant '%s'\n", t->name,
-			s.variant);
-		goto free_cell;
-	}
-	if (c.kconfig_since.n && !t) {
+	if (c->kconfig_since.n && !f.tree) {
 		fprintf(stderr, "nmx fragment: cell %s asks for symbols by kernel version (kconfig_since): give --tree\n",
-			c.name);
-		goto free_cell;
+			c->name);
+		goto free_facts;
 	}
 	out = fopen(s.out, "w");
 	if (!out) {
 		fprintf(stderr, "nmx: cannot write %s: %m\n", s.out);
-		goto free_cell;
+		goto free_facts;
 	}
 	fprintf(out, "# Requested kconfig for cell %s, in merge order:\n"
 		"# common fragment, the cell's fragment, the variant's, matrix.yaml extras.\n",
-		c.name);
+		c->name);
 	if (copy_fragment(out, s.common))
 		goto close_out;
-	fprintf(out, "\n# ---- %s/%s.yaml (kconfig)\n", arches_dir, c.name);
-	for (i = 0; i < c.kconfig.n; i++)
-		fprintf(out, "%s\n", c.kconfig.v[i]);
-	for (i = 0; i < c.kconfig_since.n; i++)
-		if (version_at_least(t->version, c.kconfig_since_versions.v[i]))
+	fprintf(out, "\n# ---- %s (kconfig)\n", c->files.v[0]);
+	for (i = 0; i < c->kconfig.n; i++)
+		fprintf(out, "%s\n", c->kconfig.v[i]);
+	for (i = 0; i < c->kconfig_since.n; i++)
+		if (version_at_least(f.tree_version, c->kconfig_since_versions.v[i]))
 			fprintf(out, "# kconfig_since %s, tree %s is %s\n%s\n",
-				c.kconfig_since_versions.v[i], t->name,
-				t->version, c.kconfig_since.v[i]);
-	if (v && v->kconfig.n) {
+				c->kconfig_since_versions.v[i], f.tree,
+				f.tree_version, c->kconfig_since.v[i]);
+	if (f.variant_kconfig.n) {
 		fprintf(out, "\n# ---- %s (variant %s of %s, kconfig)\n",
-			matrix_path, v->name, t->name);
-		for (i = 0; i < v->kconfig.n; i++)
-			fprintf(out, "%s\n", v->kconfig.v[i]);
+			f.matrix_file, f.variant, f.tree);
+		for (i = 0; i < f.variant_kconfig.n; i++)
+			fprintf(out, "%s\n", f.variant_kconfig.v[i]);
 	}
-	fprintf(out, "\n# ---- %s (run.kconfig)\n", matrix_path);
-	for (i = 0; i < m.kconfig.n; i++)
-		fprintf(out, "%s\n", m.kconfig.v[i]);
+	fprintf(out, "\n# ---- %s (run.kconfig)\n", f.matrix_file);
+	for (i = 0; i < f.run_kconfig.n; i++)
+		fprintf(out, "%s\n", f.run_kconfig.v[i]);
 	ret = EXIT_PASS;
 close_out:
 	if (fclose(out))
 		ret = EXIT_INFRA;
-free_cell:
-	cell_free(&c);
-free_matrix:
-	matrix_free(&m);
+free_facts:
+	facts_free(&f);
 	return ret;
 }
 

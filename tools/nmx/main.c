@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "facts.h"
 #include "matrix.h"
 
 #define DEFAULT_MATRIX "matrix.yaml"
@@ -90,10 +91,11 @@ static const struct command commands[] = {
 	{ "describe", cmd_describe, 0,
 "describe --tree T --variant V --cell C\n"
 "        one cell's facts, resolved for the tree's kernel version, as KEY<TAB>VALUE\n"
-"        lines (a list: KEY[]<TAB>ITEM per item): what build.sh and boot.sh read\n"
-"        from the cell's cell.tsv\n" },
+"        lines (a list: KEY[]<TAB>ITEM per item): the cell's cell.tsv, which\n"
+"        build.sh, boot.sh and the steps below read (--described CELL_TSV in place\n"
+"        of --cell, --tree and --variant: the facts as the run resolved them)\n" },
 	{ "fragment", cmd_fragment, 0,
-"fragment --cell C [--tree T] --common FILE -o OUT\n"
+"fragment --cell C [--tree T [--variant V]] | --described F --common FILE -o OUT\n"
 "        write the requested kconfig: common, then cell (with the kconfig_since\n"
 "        symbols tree T's version takes; needed if the cell has some), then\n"
 "        matrix extras\n" },
@@ -101,17 +103,17 @@ static const struct command commands[] = {
 "config-check REQUESTED DOTCONFIG\n"
 "        fail (exit 1) naming each requested symbol that did not survive\n" },
 	{ "qemu-cmd", cmd_qemu_cmd, 0,
-"qemu-cmd --cell C --kernel K --initrd I [--dtb D] [--accel A] --log L\n"
+"qemu-cmd --cell C [--tree T] | --described F --kernel K --initrd I [--dtb D] [--accel A] --log L\n"
 "        print the QEMU command line, NUL-separated (--probe instead of\n"
 "        --initrd: the accelerator probe's, booting to the no-init panic;\n"
 "        --uboot-dtb DTB: through the cell's U-Boot, K and I being the uImage and\n"
 "        ramdisk image; --dump-dtb F: QEMU writes the board's device tree to F)\n" },
 	{ "uboot-bootcmd", cmd_uboot_bootcmd, 0,
-"uboot-bootcmd --cell C\n"
+"uboot-bootcmd --cell C | --described F\n"
 "        U-Boot's boot command for the cell (its control device tree's /config/bootcmd)\n" },
 	{ "lava-job", cmd_lava_job, 0,
-"lava-job --tree T --variant V --cell C --kernel K --initrd I [--dtb D]\n"
-"         [--accel A] [--timeout SECS] -o DIR\n"
+"lava-job --tree T --variant V --cell C | --described F --kernel K --initrd I\n"
+"         [--dtb D] [--accel A] [--timeout SECS] -o DIR\n"
 "        write DIR/device.yaml and DIR/job.yaml: the cell's boot for lava-run\n"
 "        (absolute paths; the job deploys them as file:// URLs)\n" },
 	{ "lava-log", cmd_lava_log, 0,
@@ -125,7 +127,7 @@ static const struct command commands[] = {
 "deps\n"
 "        the Debian packages and busybox architectures every cell of arches/ needs\n" },
 	{ "guest-header", cmd_guest_header, 0,
-"guest-header [--tree T] [--src KERNEL_TREE] --cell C\n"
+"guest-header --cell C [--tree T] | --described F [--src KERNEL_TREE]\n"
 "        the cell's facts as the C header the guest is built with\n" },
 	{ "judge", cmd_judge, 0,
 "judge --log BOOT_LOG --out DIR [--timed-out] [--findings FINDINGS.md --cell C --variant V]\n"
@@ -155,7 +157,7 @@ static const struct command commands[] = {
 "        only the files configuring reads) and uncommitted changes, CC's version,\n"
 "        the files' bytes (--config: their lines that are no comment), the texts\n" },
 	{ "boot-cache", cmd_boot_cache, 0,
-"boot-cache key --cell C --engine E --loader L --accel A --timeout SECS\n"
+"boot-cache key --cell C | --described F --engine E --loader L --accel A --timeout SECS\n"
 "           [--kernel-args ARGS] --qemu-version V --kernel K --initrd I [--dtb D]\n"
 "boot-cache lookup --cache DIR --key KEY --log BOOT_LOG\n"
 "boot-cache keep --cache DIR --key KEY --log BOOT_LOG --origin RUN/TREE-VARIANT/CELL\n"
@@ -241,27 +243,6 @@ static int asks_help(int argc, char **argv)
 	return 0;
 }
 
-int selection_version(const struct selection *s, char **version)
-{
-	const struct tree *t;
-	struct matrix m;
-
-	*version = NULL;
-	if (!s->tree)
-		return 0;
-	if (load_matrix(&m))
-		return -1;
-	t = matrix_tree(&m, s->tree);
-	if (!t) {
-		fprintf(stderr, "nmx: unknown tree '%s'\n", s->tree);
-		matrix_free(&m);
-		return -1;
-	}
-	*version = t->version ? strdup(t->version) : NULL;
-	matrix_free(&m);
-	return 0;
-}
-
 /* Is the option @name (without "--") a word of @accepts? */
 static int accepted(const char *accepts, const char *name)
 {
@@ -294,6 +275,7 @@ int parse_selection(int argc, char **argv, const char *accepts,
 		{ "dump-dtb", required_argument, 0, 'D' },
 		{ "kernel-args", required_argument, 0, 'K' },
 		{ "src", required_argument, 0, 'S' },
+		{ "described", required_argument, 0, 'F' },
 		{ 0 }
 	};
 	int opt, index = 0;
@@ -323,6 +305,7 @@ int parse_selection(int argc, char **argv, const char *accepts,
 		case 'U': s->uboot_dtb = optarg; break;
 		case 'S': s->src = optarg; break;
 		case 'D': s->dump_dtb = optarg; break;
+		case 'F': s->described = optarg; break;
 		case 'K':
 			/* Quoted by U-Boot's bootargs ('') and LAVA's -append
 			 * (""): neither quote can pass through both. */
@@ -350,11 +333,28 @@ int parse_selection(int argc, char **argv, const char *accepts,
 		default: return -1;
 		}
 	}
-	if (!s->cell) {
+	if (optind != argc) {
+		fprintf(stderr, "nmx %s: '%s' is not an option\n", argv[0],
+			argv[optind]);
+		return -1;
+	}
+	if (s->described && (s->cell || s->tree || s->variant)) {
+		fprintf(stderr, "nmx %s: --described names the cell, its tree and variant: not with --cell, --tree or --variant\n",
+			argv[0]);
+		return -1;
+	}
+	if (!s->cell && !s->described) {
 		fprintf(stderr, "nmx: --cell is required\n");
 		return -1;
 	}
 	return 0;
+}
+
+int selection_facts(const struct selection *s, struct cell_facts *f)
+{
+	if (s->described)
+		return facts_read(f, s->described);
+	return facts_resolve(f, s->tree, s->variant, s->cell);
 }
 
 int main(int argc, char **argv)

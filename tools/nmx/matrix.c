@@ -340,11 +340,7 @@ static int get_by_version(struct ydoc *y, yaml_node_t *parent, const char *where
 	return err;
 }
 
-/*
- * @b's value for a tree of @version: its one value, or the entry of the
- * highest version not above @version; NULL if none applies.
- */
-static const char *by_version(const struct by_version *b, const char *version)
+const char *by_version_value(const struct by_version *b, const char *version)
 {
 	long want = version ? version_number(version) : -1, best = -1, v;
 	const char *value = NULL;
@@ -372,7 +368,7 @@ static void by_version_free(struct by_version *b)
 
 const char *cell_fault_root(const struct cell *c, const char *version)
 {
-	const char *root = by_version(&c->fault_root, version);
+	const char *root = by_version_value(&c->fault_root, version);
 
 	if (!root)
 		fprintf(stderr, "nmx: cell %s names no fault root for kernel %s\n",
@@ -387,7 +383,7 @@ int cell_has_dtb(const struct cell *c)
 
 const char *cell_dtb(const struct cell *c, const char *version, int *err)
 {
-	const char *dtb = by_version(&c->dtb, version);
+	const char *dtb = by_version_value(&c->dtb, version);
 
 	if (!dtb && cell_has_dtb(c)) {
 		fprintf(stderr, "nmx: cell %s names no DTB for kernel %s\n",
@@ -585,7 +581,7 @@ const char *cell_accel(const struct cell *c, const char *accel,
 		return accel;
 	if (!c->qemu_tcg.one && !c->qemu_tcg.versions.n)
 		return "tcg";
-	tcg = by_version(&c->qemu_tcg, version);
+	tcg = by_version_value(&c->qemu_tcg, version);
 	if (!tcg)
 		fprintf(stderr, "nmx: cell %s names no qemu.tcg for kernel %s\n",
 			c->name, version ? version : "of unknown version (give --tree)");

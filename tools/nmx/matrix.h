@@ -39,6 +39,12 @@ struct by_version {
 	struct strlist versions, values;
 };
 
+/*
+ * @b's value for a tree of @version: its one value, or the entry of the
+ * highest version not above @version; NULL if none applies.
+ */
+const char *by_version_value(const struct by_version *b, const char *version);
+
 struct cell {
 	char *name;
 	char *description;
