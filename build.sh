@@ -22,18 +22,25 @@ usage() {
 	exit 2
 }
 
-# fail STAGE STATUS SECONDS DETAIL: record and leave with the right code.
+# fail STAGE SECONDS DETAIL: the stage's own work failed; recorded with
+# the status nmx's table of stages gives it (FAILS_AS), exit 1.
+# fail_infra STAGE SECONDS DETAIL: the harness failed it, INFRA_FAIL, exit 2.
 fail() {
-	record_stage "$CELL_DIR" "$1" "$2" "$3" "$4"
-	err "${CELL[cell]}: $1: $2: $4"
-	[ "$2" = INFRA_FAIL ] && exit 2
+	record_stage "$CELL_DIR" "$1" "${FAILS_AS[$1]}" "$2" "$3"
+	err "${CELL[cell]}: $1: ${FAILS_AS[$1]}: $3"
 	exit 1
+}
+
+fail_infra() {
+	record_stage "$CELL_DIR" "$1" INFRA_FAIL "$2" "$3"
+	err "${CELL[cell]}: $1: INFRA_FAIL: $3"
+	exit 2
 }
 
 need_tools() {
 	local missing
 	missing=$(missing_tools "$@") || return 0
-	fail "$STAGE" INFRA_FAIL 0 "missing: $missing; ./matrix.sh installs them"
+	fail_infra "$STAGE" 0 "missing: $missing; ./matrix.sh installs them"
 }
 
 # kmake ARGS...: Kbuild as every stage calls it, recorded. The build's
@@ -73,21 +80,14 @@ git_am() { # [--skip] PATCH
 		-c user.email=notrace-matrix@localhost am -q "$1"
 }
 
-# stage_key [nmx stage-key options] [-- texts]: the key of what a stage's
-# output depends on (nmx stage-key: the worktree's commit, or with
-# --kconfig only the files configuring reads, uncommitted changes, the
-# compiler, the stage's inputs, make's variables and the texts). A stage
-# whose key matches the one stored with its output is not redone: an
-# unchanged rerun then costs seconds, not a Kbuild walk.
+# stage_key: the key of what the stage's output depends on (nmx stage-key:
+# the inputs its table of stages names, from the cell's facts, its
+# directory, the build directory and make's variables). A stage whose key
+# matches the one stored with its output is not redone: an unchanged
+# rerun then costs seconds, not a Kbuild walk.
 stage_key() {
-	local -a opts=()
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do
-		opts+=("$1")
-		shift
-	done
-	[ $# -eq 0 ] || shift
-	nmx stage-key --src "$NMX_SRC" --compiler "${CELL[cross_compile]}gcc" "${opts[@]}" \
-		-- "${KMAKE_VARS[@]}" "$@"
+	nmx stage-key --src "$NMX_SRC" --stage "$STAGE" --described "${CELL[facts]}" \
+		--cell-dir "$CELL_DIR" --build-dir "$NMX_OUT" -- "${KMAKE_VARS[@]}"
 }
 
 # The patches of this variant, in series order: the tree's, then those of
@@ -277,16 +277,16 @@ stage_prepare() {
 		need_tools git tar make
 		progress "${CELL[cell]}: tree ${CELL[tree]} is ${CELL[tree_source]}, $(local_state)"
 		ensure_pristine_local >>"$LOG" 2>&1 ||
-			fail prepare INFRA_FAIL "$(seconds_since "$t0")" "cannot copy ${CELL[tree_source]} (see build.log)"
+			fail_infra prepare "$(seconds_since "$t0")" "cannot copy ${CELL[tree_source]} (see build.log)"
 	else
 		need_tools git tar xz dpkg-query
 		[ -r "$TARBALL" ] ||
-			fail prepare INFRA_FAIL 0 "$TARBALL missing ($(if [ -n "${CELL[tree_suite]}" ]; then
+			fail_infra prepare 0 "$TARBALL missing ($(if [ -n "${CELL[tree_suite]}" ]; then
 				echo "scripts/fetch-deb.sh --refresh ${CELL[tree_suite]} ${CELL[tree_package]}"
 			else
 				echo "apt-get install ${CELL[tree_package]}"
 			fi))"
-		ensure_pristine >>"$LOG" 2>&1 || fail prepare INFRA_FAIL "$(seconds_since "$t0")" "cannot unpack the tree (see build.log)"
+		ensure_pristine >>"$LOG" 2>&1 || fail_infra prepare "$(seconds_since "$t0")" "cannot unpack the tree (see build.log)"
 	fi
 	# A worktree of an earlier pristine copy (unpacked again since) is gone.
 	if [ -e "$NMX_SRC" ] && ! git -C "$NMX_SRC" rev-parse --git-dir >/dev/null 2>&1; then
@@ -322,7 +322,7 @@ stage_prepare() {
 	if [ -d "$(git -C "$NMX_SRC" rev-parse --git-path rebase-apply)" ]; then
 		git -C "$NMX_SRC" am --abort >>"$LOG" 2>&1 || true
 	fi
-	commit=$(series_commit) || fail prepare PATCH_FAIL "$(seconds_since "$t0")" \
+	commit=$(series_commit) || fail prepare "$(seconds_since "$t0")" \
 		"$commit does not apply (see build.log)"
 	# Only files that differ from what the worktree holds are rewritten,
 	# so a one-file change to the series rebuilds that file's dependents,
@@ -331,7 +331,7 @@ stage_prepare() {
 	# unchanged once the index is refreshed; checkout -f rewrites it else.)
 	git -C "$NMX_SRC" update-index -q --refresh >/dev/null 2>&1 || true
 	git -C "$NMX_SRC" checkout -q -f --detach "$commit" >>"$LOG" 2>&1 ||
-		fail prepare INFRA_FAIL "$(seconds_since "$t0")" "cannot check out the series (see build.log)"
+		fail_infra prepare "$(seconds_since "$t0")" "cannot check out the series (see build.log)"
 	echo "$want" >"$stamp"
 	record_tree_version
 	record_stage "$CELL_DIR" prepare ok "$(seconds_since "$t0")" "$(variant_patches | wc -l) patch(es) applied"
@@ -354,18 +354,18 @@ stage_configure() {
 	t0=$(date +%s.%N)
 	need_tools make gcc "${CELL[cross_compile]}gcc" ccache
 	[ -f "$NMX_WORK/series.applied" ] ||
-		fail configure INFRA_FAIL 0 "the tree is not prepared: run the prepare stage"
+		fail_infra configure 0 "the tree is not prepared: run the prepare stage"
 	mkdir -p "$NMX_OUT"
 	nmx_argv
 	recorded "$CELL_DIR" "${argv[@]}" \
 		fragment --described "${CELL[facts]}" \
 		--common "$NMX_TOP/kconfig/common.config" \
-		-o "$requested" || fail configure INFRA_FAIL 0 "cannot write the requested fragment"
+		-o "$requested" || fail_infra configure 0 "cannot write the requested fragment"
 	# The .config is copied only when it changed, so an unchanged config
 	# does not make Kbuild look at every object again. The key takes the
 	# symbols only: the fragment's comments name the checkout's paths.
-	key=$(stage_key --kconfig --config "$requested") ||
-		fail configure INFRA_FAIL 0 "cannot make the stage's key (nmx stage-key)"
+	key=$(stage_key) ||
+		fail_infra configure 0 "cannot make the stage's key (nmx stage-key)"
 	if [ -f "$NMX_OUT/.config" ] && [ "$(cat "$NMX_OUT/.nmx-configure.key" 2>/dev/null)" = "$key" ]; then
 		echo "configure: inputs unchanged (key $key): .config kept" >>"$LOG"
 		configure_commands --skip
@@ -374,7 +374,7 @@ stage_configure() {
 		[ -f "$NMX_OUT/.config" ] && cp "$NMX_OUT/.config" "$NMX_OUT/.config.nmx-prev"
 		configure_commands
 	} >>"$LOG" 2>&1; then
-		fail configure CONFIG_FAIL "$(seconds_since "$t0")" "make tinyconfig/olddefconfig failed (see build.log)"
+		fail configure "$(seconds_since "$t0")" "make tinyconfig/olddefconfig failed (see build.log)"
 	fi
 	if [ -f "$NMX_OUT/.config.nmx-prev" ] && cmp -s "$NMX_OUT/.config" "$NMX_OUT/.config.nmx-prev"; then
 		# Same content: keep the old timestamp for Kbuild.
@@ -387,7 +387,7 @@ stage_configure() {
 		"$NMX_BIN" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" \
 		config-check "$requested" "$NMX_OUT/.config"; then
 		cat "$CELL_DIR/config-check.txt" >>"$LOG"
-		fail configure CONFIG_FAIL "$(seconds_since "$t0")" \
+		fail configure "$(seconds_since "$t0")" \
 			"did not survive olddefconfig: $(grep -o '^CONFIG_[A-Za-z0-9_]*' "$CELL_DIR/config-check.txt" | tr '\n' ' ')"
 	fi
 	record_stage "$CELL_DIR" configure ok "$(seconds_since "$t0")" "$(cat "$CELL_DIR/config-check.txt")"
@@ -397,7 +397,7 @@ stage_kernel() {
 	local t0 image jobs key skip cpu0 cpu1
 	t0=$(date +%s.%N)
 	need_tools make "${CELL[cross_compile]}gcc" ccache bc flex bison
-	[ -f "$NMX_OUT/.config" ] || fail kernel INFRA_FAIL 0 "no .config: run the configure stage"
+	[ -f "$NMX_OUT/.config" ] || fail_infra kernel 0 "no .config: run the configure stage"
 	# --make-jobs: the user's, or what matrix.sh leaves the build when
 	# boots run beside it.
 	jobs=${MAKE_JOBS:-$(($(nproc) + 1))}
@@ -409,8 +409,8 @@ stage_kernel() {
 	# One kernel build at a time on this machine, whoever starts it.
 	mkdir -p "$NMX_CACHE"
 	image=$NMX_OUT/${CELL[kernel_image]}
-	key=$(stage_key --file "$NMX_OUT/.config" -- "${TARGETS[@]}") ||
-		fail kernel INFRA_FAIL 0 "cannot make the stage's key (nmx stage-key)"
+	key=$(stage_key) ||
+		fail_infra kernel 0 "cannot make the stage's key (nmx stage-key)"
 	children_cpu_seconds cpu0
 	if [ -f "$image" ] && [ -d "$NMX_OUT/nmx-headers/include" ] &&
 		[ "$(cat "$NMX_OUT/.nmx-kernel.key" 2>/dev/null)" = "$key" ]; then
@@ -426,9 +426,9 @@ stage_kernel() {
 		kmake -j"$jobs" "${TARGETS[@]}" &&
 			kmake headers_install INSTALL_HDR_PATH="$NMX_OUT/nmx-headers"
 	) 9>"$NMX_CACHE/build.lock" >>"$LOG" 2>&1; then
-		fail kernel BUILD_FAIL "$(seconds_since "$t0")" "$(grep -m1 -E 'error:|Error [0-9]' "$LOG" || echo 'make failed (see build.log)')"
+		fail kernel "$(seconds_since "$t0")" "$(grep -m1 -E 'error:|Error [0-9]' "$LOG" || echo 'make failed (see build.log)')"
 	fi
-	[ -f "$image" ] || fail kernel BUILD_FAIL "$(seconds_since "$t0")" "no ${CELL[kernel_image]} after make"
+	[ -f "$image" ] || fail kernel "$(seconds_since "$t0")" "no ${CELL[kernel_image]} after make"
 	echo "$key" >"$NMX_OUT/.nmx-kernel.key"
 	children_cpu_seconds cpu1
 	record_meta "$CELL_DIR" kernel_cpu_seconds \
@@ -444,10 +444,10 @@ stage_kernel() {
 			mkimage -A "${CELL[arch]}" -O linux -T kernel -C none \
 			-a "${CELL[uimage_load]}" -e "${CELL[uimage_load]}" -n "notrace-matrix ${CELL[cell]}" \
 			-d "$image" "$NMX_OUT/uImage" >>"$LOG" 2>&1 ||
-			fail kernel BUILD_FAIL "$(seconds_since "$t0")" "mkimage failed"
+			fail kernel "$(seconds_since "$t0")" "mkimage failed"
 	fi
 	if [ -n "${CELL[dtb]}" ] && [ ! -f "$NMX_OUT/${CELL[dtb]}" ]; then
-		fail kernel BUILD_FAIL "$(seconds_since "$t0")" "no ${CELL[dtb]} after make"
+		fail kernel "$(seconds_since "$t0")" "no ${CELL[dtb]} after make"
 	fi
 	record_meta "$CELL_DIR" kernel_image_bytes "$(stat -c %s "$image")"
 	record_meta "$CELL_DIR" vmlinux_bytes "$(stat -c %s "$NMX_OUT/vmlinux")"
@@ -459,14 +459,14 @@ stage_guest() {
 	local -a cmd skip argv
 	t0=$(date +%s.%N)
 	[ -d "$NMX_OUT/nmx-headers/include" ] ||
-		fail guest INFRA_FAIL 0 "no kernel headers: run the kernel stage"
+		fail_infra guest 0 "no kernel headers: run the kernel stage"
 	mkdir -p "$dir"
 	# The cell's facts, one generated header, so the guest can check it
 	# runs where the cell claims.
 	nmx_argv
 	recorded --stdout "$dir/cell.h" "$CELL_DIR" "${argv[@]}" \
 		guest-header --described "${CELL[facts]}" --src "$NMX_SRC" ||
-		fail guest INFRA_FAIL "$(seconds_since "$t0")" "cannot write the cell's guest header"
+		fail_infra guest "$(seconds_since "$t0")" "cannot write the cell's guest header"
 	# PID 1: freestanding, static, the tree's own nolibc.
 	cmd=("$cc" -Os -static -nostdlib -ffreestanding -fno-builtin -fno-stack-protector
 		-fno-asynchronous-unwind-tables -Wall -Wextra -Wno-unused-parameter
@@ -477,7 +477,7 @@ stage_guest() {
 		-I "$NMX_TOP/guest"
 		-o "$dir/init" "$NMX_TOP/guest/init.c" -lgcc)
 	recorded "$CELL_DIR" "${cmd[@]}" >>"$LOG" 2>&1 ||
-		fail guest BUILD_FAIL "$(seconds_since "$t0")" "guest init does not compile (see build.log)"
+		fail guest "$(seconds_since "$t0")" "guest init does not compile (see build.log)"
 	record_meta "$CELL_DIR" guest_init "$(file -b "$dir/init")"
 	record_meta "$CELL_DIR" guest_busybox "${CELL[busybox]:-none (C suite only)}"
 
@@ -488,7 +488,7 @@ stage_guest() {
 	fi
 	recorded "${skip[@]}" "$CELL_DIR" gcc -O2 -o "$dir/gen_init_cpio" \
 		"$NMX_SRC/usr/gen_init_cpio.c" >>"$LOG" 2>&1 ||
-		fail guest INFRA_FAIL "$(seconds_since "$t0")" "cannot build usr/gen_init_cpio"
+		fail_infra guest "$(seconds_since "$t0")" "cannot build usr/gen_init_cpio"
 	cat >"$dir/initramfs.list" <<-EOF
 		dir /dev 0755 0 0
 		nod /dev/console 0600 0 0 c 5 1
@@ -498,16 +498,16 @@ stage_guest() {
 	EOF
 	if [ -n "${CELL[busybox]}" ]; then
 		busybox_files >>"$dir/initramfs.list" ||
-			fail guest INFRA_FAIL "$(seconds_since "$t0")" "no busybox-static:${CELL[busybox]} (see build.log)"
+			fail_infra guest "$(seconds_since "$t0")" "no busybox-static:${CELL[busybox]} (see build.log)"
 	fi
 	printf '# %s is written by build.sh (the guest and its files)\n' \
 		"$dir/initramfs.list" >>"$CELL_DIR/reproduce.sh"
 	# gen_init_cpio stores each file's mtime: the tarball's, for all.
 	recorded "$CELL_DIR" find "$dir" ! -name gen_init_cpio -exec touch -h -d "@$SOURCE_EPOCH" '{}' + >>"$LOG" 2>&1 ||
-		fail guest INFRA_FAIL "$(seconds_since "$t0")" "cannot set the guest files' times"
+		fail_infra guest "$(seconds_since "$t0")" "cannot set the guest files' times"
 	recorded --stdout "$dir/initramfs.cpio" "$CELL_DIR" "$dir/gen_init_cpio" \
 		-t "$SOURCE_EPOCH" "$dir/initramfs.list" 2>>"$LOG" ||
-		fail guest INFRA_FAIL "$(seconds_since "$t0")" "gen_init_cpio failed"
+		fail_infra guest "$(seconds_since "$t0")" "gen_init_cpio failed"
 	record_meta "$CELL_DIR" initramfs_bytes "$(stat -c %s "$dir/initramfs.cpio")"
 	record_stage "$CELL_DIR" guest ok "$(seconds_since "$t0")" "$(file -b "$dir/init" | cut -d, -f1-3)"
 }
@@ -590,6 +590,19 @@ record_patchset() {
 	fi
 }
 
+# The build's stages in the order they run (STAGES), and the status each
+# one's own work fails with (FAILS_AS): nmx's table of stages.
+load_stages() {
+	local name fails_as
+	STAGES=()
+	declare -gA FAILS_AS=()
+	while IFS=$'\t' read -r name _ fails_as _; do
+		STAGES+=("$name")
+		FAILS_AS[$name]=$fails_as
+	done < <(nmx stages --run-by build.sh)
+	[ "${#STAGES[@]}" -gt 0 ]
+}
+
 main() {
 	local stage=all last
 	CELL_DIR=
@@ -607,6 +620,11 @@ main() {
 		esac
 	done
 	[ $# -eq 3 ] || usage
+	if ! load_stages; then
+		err "cannot read the table of stages (nmx stages)"
+		exit 2
+	fi
+	[ "$stage" = all ] || [ -n "${FAILS_AS[$stage]:-}" ] || usage
 	load_cell "$CELL_DIR" "$1" "$2" "$3" || exit 2
 	CELL_DIR=${CELL[dir]}
 	mapfile -t TARGETS < <(cell_list make_targets)
@@ -624,7 +642,7 @@ main() {
 		pkg_dir=$(suite_package_dir "${CELL[tree_suite]}" "${CELL[tree_package]}")
 		if [ ! -s "$pkg_dir/VERSION" ]; then
 			"$NMX_TOP/scripts/fetch-deb.sh" "${CELL[tree_suite]}" "${CELL[tree_package]}" >>"$LOG" 2>&1 ||
-				fail prepare INFRA_FAIL 0 "${CELL[tree_package]} not fetched from Debian ${CELL[tree_suite]}: $(tail -n 1 "$LOG")"
+				fail_infra prepare 0 "${CELL[tree_package]} not fetched from Debian ${CELL[tree_suite]}: $(tail -n 1 "$LOG")"
 		fi
 		TARBALL=$pkg_dir/root$TARBALL
 		PKG_VERSION=$(cat "$pkg_dir/VERSION")
@@ -644,24 +662,20 @@ main() {
 	# reproduce.sh gives the same bytes.
 	SOURCE_EPOCH=$(stat -c %Y "${CELL[tree_source]:+${CELL[tree_source]}/Makefile}${TARBALL}" 2>/dev/null || echo 0)
 	BUILD_TIMESTAMP=$(date -u -d "@$SOURCE_EPOCH" '+%Y-%m-%d %H:%M:%S UTC')
-	install_kbuild_cc || fail prepare INFRA_FAIL 0 "cannot install $NMX_CACHE/bin/kbuild-cc"
+	install_kbuild_cc || fail_infra prepare 0 "cannot install $NMX_CACHE/bin/kbuild-cc"
 	set_kmake_vars
-	case $stage in
-	prepare | configure | kernel | guest)
-		STAGE=$stage
-		"stage_$stage"
-		;;
-	all)
+	if [ "$stage" = all ]; then
 		record_environment
-		for STAGE in prepare configure kernel guest; do
+		for STAGE in "${STAGES[@]}"; do
 			last=$(last_seconds "${CELL[tree]}" "${CELL[variant]}" "${CELL[cell]}" "$STAGE")
 			progress "${CELL[cell]} (${CELL[tree]}-${CELL[variant]}): $STAGE${last:+ (last run: ${last} s)}"
 			"stage_$STAGE"
 		done
 		progress "${CELL[cell]} (${CELL[tree]}-${CELL[variant]}): built: $(nmx stage-seconds --cell-dir "$CELL_DIR")"
-		;;
-	*) usage ;;
-	esac
+	else
+		STAGE=$stage
+		"stage_$STAGE"
+	fi
 }
 
 main "$@"

@@ -203,6 +203,36 @@ commit() { # TREE FILE TEXT
 	[ "$(skey "$t" --config "$SCRATCH/requested")" != "$(skey "$t" --config "$SCRATCH/dotconfig")" ]
 }
 
+@test "stage-key --stage: the inputs the table of stages names, from the cell's facts and directories" {
+	local t vars=(ARCH=x86 KBUILD_BUILD_USER=nmx)
+	t=$(stage_tree)
+	nmx describe --tree linux-6.12 --variant upstream --cell x86_64 >"$SCRATCH/cell.tsv"
+	printf '# from /x\nCONFIG_A=y\n' >"$SCRATCH/requested.config"
+	printf 'CONFIG_A=y\nCONFIG_B=y\n' >"$SCRATCH/.config"
+	# configure: the files configuring reads, the compiler, the requested symbols, make's variables
+	[ "$("$NMX" stage-key --src "$t" --stage configure --described "$SCRATCH/cell.tsv" \
+		--cell-dir "$SCRATCH" -- "${vars[@]}")" = \
+		"$(skey "$t" --kconfig --config "$SCRATCH/requested.config" -- "${vars[@]}")" ]
+	# kernel: the commit, the compiler, the .config, make's variables, the cell's targets
+	[ "$("$NMX" stage-key --src "$t" --stage kernel --described "$SCRATCH/cell.tsv" \
+		--build-dir "$SCRATCH" -- "${vars[@]}")" = \
+		"$(skey "$t" --file "$SCRATCH/.config" -- "${vars[@]}" bzImage)" ]
+	# The cell's facts are what it reads: another target, another key.
+	sed -i 's/^make_targets\[\]\tbzImage/make_targets[]\tvmlinux/' "$SCRATCH/cell.tsv"
+	[ "$("$NMX" stage-key --src "$t" --stage kernel --described "$SCRATCH/cell.tsv" \
+		--build-dir "$SCRATCH" -- "${vars[@]}")" = \
+		"$(skey "$t" --file "$SCRATCH/.config" -- "${vars[@]}" vmlinux)" ]
+	run "$NMX" stage-key --src "$t" --stage kernel --described "$SCRATCH/cell.tsv" -- "${vars[@]}"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"stage kernel takes dotconfig: give --build-dir"* ]]
+	run "$NMX" stage-key --src "$t" --stage guest --described "$SCRATCH/cell.tsv"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"guest is no stage with a key"* ]]
+	run "$NMX" stage-key --src "$t" --stage kernel --compiler gcc --described "$SCRATCH/cell.tsv"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"usage: nmx stage-key"* ]]
+}
+
 @test "stage-key: no git tree, no compiler, no file, no --src: exit 2 saying what" {
 	local t
 	t=$(stage_tree)

@@ -66,6 +66,10 @@ load helpers
 	[[ "$output" == *'stage boot cannot end BUILD_FAIL'* ]]
 	run "$NMX" record --cell-dir "$dir" stage kernel PASS 1
 	[ "$status" -eq 2 ]
+	# Each stage's own failure is the one its table names.
+	run "$NMX" record --cell-dir "$dir" stage kernel CONFIG_FAIL 1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *'stage kernel cannot end CONFIG_FAIL (ok, INFRA_FAIL or BUILD_FAIL)'* ]]
 	run "$NMX" record --cell-dir "$dir" stage kernel ok -1
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"'-1' is no number of seconds"* ]]
@@ -113,4 +117,16 @@ load helpers
 	run "$NMX" run-cells --run "$SCRATCH/none"
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"cannot read $SCRATCH/none/plan.tsv"* ]]
+}
+
+@test "stages: the table of a cell's stages in run order, what runs each, its failure, its key" {
+	run "$NMX" stages
+	[ "$status" -eq 0 ]
+	[ "$(cut -f1 <<<"$output" | paste -sd' ')" = "prepare configure kernel guest boot shard" ]
+	[ "${lines[1]}" = "$(printf 'configure\tbuild.sh\tCONFIG_FAIL\tkconfig-files,compiler,requested-symbols,make-vars')" ]
+	[ "${lines[0]}" = "$(printf 'prepare\tbuild.sh\tPATCH_FAIL\t-')" ]
+	run "$NMX" stages --run-by boot.sh
+	[ "$output" = "$(printf 'boot\tboot.sh\tINFRA_FAIL\t-')" ]
+	run "$NMX" stages extra
+	[ "$status" -eq 2 ]
 }

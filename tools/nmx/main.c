@@ -151,11 +151,19 @@ static const struct command commands[] = {
 "stage-seconds --cell-dir DIR [--stage NAME]\n"
 "        the seconds DIR's stages took (\"prepare 3 s, configure 1 s, ...\"), or the\n"
 "        seconds of stage NAME if it ended ok; nothing without records\n" },
+	{ "stages", cmd_stages, 0,
+"stages [--run-by SCRIPT]\n"
+"        the table of a cell's stages in the order they run (of SCRIPT: build.sh,\n"
+"        boot.sh): NAME<TAB>RUN_BY<TAB>FAILS_AS<TAB>KEY, FAILS_AS the status the\n"
+"        stage's own work fails with, KEY what its key takes (or -)\n" },
 	{ "stage-key", cmd_stage_key, 0,
+"stage-key --src TREE --stage NAME --described F [--cell-dir D] [--build-dir B]\n"
+"          [-- MAKE_VARS...]\n"
 "stage-key --src TREE --compiler CC [--kconfig] [--file F]... [--config F]... [-- TEXT...]\n"
 "        the key of a build stage's inputs (16 hex digits): TREE's commit (--kconfig:\n"
 "        only the files configuring reads) and uncommitted changes, CC's version,\n"
-"        the files' bytes (--config: their lines that are no comment), the texts\n" },
+"        the files' bytes (--config: their lines that are no comment), the texts;\n"
+"        --stage: the inputs nmx stages names for it, from the cell's facts and dirs\n" },
 	{ "boot-cache", cmd_boot_cache, 0,
 "boot-cache key --cell C | --described F --engine E --loader L --accel A --timeout SECS\n"
 "           [--kernel-args ARGS] --qemu-version V --kernel K --initrd I [--dtb D]\n"

@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "rundir.h"
+#include "status.h"
 
 static int valid_seconds(const char *s)
 {
@@ -305,4 +306,42 @@ int cmd_run_cells(int argc, char **argv)
 	if (snprintf(path, sizeof(path), "%s/%s", r.run, RUNDIR_PLAN) >= (int)sizeof(path))
 		return EXIT_INFRA;
 	return rundir_each_planned(path, put_planned, &r) < 0 ? EXIT_INFRA : EXIT_PASS;
+}
+
+/* ---- stages ----------------------------------------------------------- */
+
+/*
+ * The table of a cell's stages (rundir.c), in run order: "NAME<TAB>RUN_BY
+ * <TAB>FAILS_AS<TAB>KEY" with KEY its inputs comma-separated, or "-".
+ */
+int cmd_stages(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "run-by", required_argument, 0, 'r' },
+		{ 0 }
+	};
+	const struct rundir_stage *st;
+	const char *run_by = NULL;
+	size_t i, k;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (opt != 'r')
+			return EXIT_INFRA;
+		run_by = optarg;
+	}
+	if (optind != argc) {
+		fprintf(stderr, "usage: nmx stages [--run-by SCRIPT]\n");
+		return EXIT_INFRA;
+	}
+	for (i = 0; (st = rundir_stage_at(i)); i++) {
+		if (run_by && strcmp(run_by, st->run_by))
+			continue;
+		printf("%s\t%s\t%s\t", st->name, st->run_by,
+		       status_name(st->fails_as));
+		for (k = 0; st->key[k] != KEY_END; k++)
+			printf("%s%s", k ? "," : "", rundir_key_input_name(st->key[k]));
+		printf("%s\n", k ? "" : "-");
+	}
+	return fflush(stdout) ? EXIT_INFRA : EXIT_PASS;
 }

@@ -78,11 +78,39 @@ int rundir_append(const char *dir, const char *file, const char *const *fields,
 	return 0;
 }
 
-/* The stages of a cell, in the order they run (build.sh, boot.sh). */
-static const char *const stages[] = {
-	"prepare", "configure", "kernel", "guest", "boot",
-	/* nmx merge's: a planned cell no shard reported (INFRA_FAIL) */
-	"shard",
+/*
+ * The stages of a cell as data, in the order they run (TuxMake's targets
+ * are a table the same way): what runs each, the status its own work
+ * fails with (any stage may end INFRA_FAIL: the harness's failure), and
+ * what its key takes (nmx stage-key --stage: a stage whose key matches
+ * the one kept with its output is not redone).
+ */
+static const struct rundir_stage stages[] = {
+	{ "prepare", "build.sh", ST_PATCH_FAIL,
+	  /* Its output is a commit: git's own hash is the key. */
+	  { 0 } },
+	{ "configure", "build.sh", ST_CONFIG_FAIL,
+	  { KEY_KCONFIG_FILES, KEY_COMPILER, KEY_REQUESTED_SYMBOLS,
+	    KEY_MAKE_VARS } },
+	{ "kernel", "build.sh", ST_BUILD_FAIL,
+	  { KEY_TREE_COMMIT, KEY_COMPILER, KEY_DOTCONFIG, KEY_MAKE_VARS,
+	    KEY_MAKE_TARGETS } },
+	/* Seconds to redo: rebuilt each time. */
+	{ "guest", "build.sh", ST_BUILD_FAIL, { 0 } },
+	/* Judged from its console; nmx boot-cache key decides a reuse. */
+	{ "boot", "boot.sh", ST_INFRA_FAIL, { 0 } },
+	/* nmx merge's: a planned cell no shard reported */
+	{ "shard", "nmx merge", ST_INFRA_FAIL, { 0 } },
+};
+
+static const char *const key_input_names[] = {
+	[KEY_TREE_COMMIT] = "tree-commit",
+	[KEY_KCONFIG_FILES] = "kconfig-files",
+	[KEY_COMPILER] = "compiler",
+	[KEY_REQUESTED_SYMBOLS] = "requested-symbols",
+	[KEY_DOTCONFIG] = "dotconfig",
+	[KEY_MAKE_VARS] = "make-vars",
+	[KEY_MAKE_TARGETS] = "make-targets",
 };
 
 /*
@@ -106,26 +134,44 @@ static const char *const meta_keys[] = {
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-int rundir_check_stage(const char *stage, const char *status)
+const struct rundir_stage *rundir_stage(const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(stages); i++)
-		if (!strcmp(stage, stages[i]))
-			break;
-	if (i == ARRAY_SIZE(stages)) {
-		fprintf(stderr, "nmx: '%s' is no stage (prepare, configure, kernel, guest, boot, shard)\n",
-			stage);
+		if (!strcmp(name, stages[i].name))
+			return &stages[i];
+	return NULL;
+}
+
+const struct rundir_stage *rundir_stage_at(size_t i)
+{
+	return i < ARRAY_SIZE(stages) ? &stages[i] : NULL;
+}
+
+const char *rundir_key_input_name(enum key_input in)
+{
+	return key_input_names[in];
+}
+
+int rundir_check_stage(const char *name, const char *status)
+{
+	const struct rundir_stage *st = rundir_stage(name);
+	size_t i;
+
+	if (!st) {
+		fprintf(stderr, "nmx: '%s' is no stage (", name);
+		for (i = 0; i < ARRAY_SIZE(stages); i++)
+			fprintf(stderr, "%s%s", i ? ", " : "", stages[i].name);
+		fprintf(stderr, ")\n");
 		return -1;
 	}
 	if (!strcmp(status, RUNDIR_STAGE_OK) || status_is(status, ST_INFRA_FAIL) ||
-	    (strcmp(stage, "boot") && strcmp(stage, "shard") &&
-	     status_in_class(status, SC_NOT_BUILT)))
+	    status_is(status, st->fails_as))
 		return 0;
-	fprintf(stderr, "nmx: stage %s cannot end %s (%s, %s, or a build stage's %s, %s, %s)\n",
-		stage, status, RUNDIR_STAGE_OK, status_name(ST_INFRA_FAIL),
-		status_name(ST_PATCH_FAIL), status_name(ST_CONFIG_FAIL),
-		status_name(ST_BUILD_FAIL));
+	fprintf(stderr, "nmx: stage %s cannot end %s (%s, %s or %s)\n",
+		name, status, RUNDIR_STAGE_OK, status_name(ST_INFRA_FAIL),
+		status_name(st->fails_as));
 	return -1;
 }
 

@@ -10,6 +10,8 @@
 
 #include <stddef.h>
 
+#include "status.h"
+
 #define RUNDIR_STAGES "stages.tsv"
 #define RUNDIR_META "meta.tsv"
 #define RUNDIR_REPRODUCE "reproduce.sh"
@@ -34,10 +36,41 @@ void rundir_cell(char *buf, size_t size, const char *run, const char *tree,
 int rundir_append(const char *dir, const char *file, const char *const *fields,
 		  int n);
 
+/* What a stage's key takes (nmx stage-key --stage resolves each). */
+enum key_input {
+	KEY_END,		/* ends a stage's list */
+	KEY_TREE_COMMIT,	/* the worktree's commit */
+	KEY_KCONFIG_FILES,	/* the files configuring reads, not the commit */
+	KEY_COMPILER,		/* the cell's compiler's --version */
+	KEY_REQUESTED_SYMBOLS,	/* the cell's requested.config, comments left out */
+	KEY_DOTCONFIG,		/* the build directory's .config */
+	KEY_MAKE_VARS,		/* make's variables, as build.sh passes them */
+	KEY_MAKE_TARGETS,	/* the cell's make_targets */
+	NR_KEY_INPUTS
+};
+
+#define RUNDIR_KEY_INPUTS 8
+
+/* One stage of a cell (rundir.c's table). */
+struct rundir_stage {
+	const char *name;
+	const char *run_by;	/* build.sh's stage_<name>, boot.sh, nmx merge */
+	/* What the stage's own work failing ends the cell with */
+	enum cell_status fails_as;
+	/* What its key takes, KEY_END-terminated; none: it has no key */
+	enum key_input key[RUNDIR_KEY_INPUTS];
+};
+
+/* The stage named @name, or NULL. */
+const struct rundir_stage *rundir_stage(const char *name);
+/* The @i-th stage in run order, or NULL past the last. */
+const struct rundir_stage *rundir_stage_at(size_t i);
+const char *rundir_key_input_name(enum key_input in);
+
 /*
- * Is @status what stage @stage may record: "ok", or the failure that
- * ends a cell there (PATCH_FAIL, CONFIG_FAIL, BUILD_FAIL, INFRA_FAIL)?
- * 0 yes; -1 (said) an unknown stage or a status it cannot have.
+ * Is @status what stage @stage may record: "ok", INFRA_FAIL or the
+ * status its own work fails with? 0 yes; -1 (said) an unknown stage or
+ * a status it cannot have.
  */
 int rundir_check_stage(const char *stage, const char *status);
 /* Is @key one of the meta.tsv keys (rundir.c's table)? 0 yes, -1 (said) no. */

@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "facts.h"
 #include "matrix.h"
+#include "rundir.h"
 #include "sha256.h"
 
 #define STAGE_KEY_HEX	16
@@ -129,6 +131,69 @@ static int hash_input(struct sha256 *s, const char *path, int symbols)
 	return 0;
 }
 
+/*
+ * --stage NAME: the inputs rundir.c's table names for the stage, taken
+ * from the cell's facts (@f), its directory and its build directory,
+ * into what the options would give. -1, said, if one is missing.
+ */
+static int stage_inputs(const char *name, const struct cell_facts *f,
+			const char *cell_dir, const char *build_dir,
+			int *kconfig, struct strlist *files,
+			struct strlist *configs, struct strlist *texts,
+			char **cc)
+{
+	const struct rundir_stage *st = rundir_stage(name);
+	const enum key_input *in;
+	char path[4096];
+	size_t i;
+
+	if (!st || st->key[0] == KEY_END) {
+		fprintf(stderr, "nmx stage-key: %s is no stage with a key\n", name);
+		return -1;
+	}
+	for (in = st->key; *in != KEY_END; in++) {
+		switch (*in) {
+		case KEY_TREE_COMMIT:
+			break;
+		case KEY_KCONFIG_FILES:
+			*kconfig = 1;
+			break;
+		case KEY_COMPILER:
+			snprintf(path, sizeof(path), "%sgcc",
+				 f->cell.cross_compile ? f->cell.cross_compile : "");
+			*cc = strdup(path);
+			break;
+		case KEY_REQUESTED_SYMBOLS:
+		case KEY_DOTCONFIG:
+			if (!(*in == KEY_DOTCONFIG ? build_dir : cell_dir)) {
+				fprintf(stderr, "nmx stage-key: stage %s takes %s: give %s\n",
+					name, rundir_key_input_name(*in),
+					*in == KEY_DOTCONFIG ? "--build-dir" : "--cell-dir");
+				return -1;
+			}
+			if (*in == KEY_DOTCONFIG) {
+				snprintf(path, sizeof(path), "%s/.config", build_dir);
+				strlist_add(files, path);
+			} else {
+				snprintf(path, sizeof(path), "%s/requested.config",
+					 cell_dir);
+				strlist_add(configs, path);
+			}
+			break;
+		case KEY_MAKE_VARS:
+			break;	/* the texts after "--" */
+		case KEY_MAKE_TARGETS:
+			for (i = 0; i < f->cell.make_targets.n; i++)
+				strlist_add(texts, f->cell.make_targets.v[i]);
+			break;
+		case KEY_END:
+		case NR_KEY_INPUTS:
+			break;
+		}
+	}
+	return 0;
+}
+
 int cmd_stage_key(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -137,29 +202,48 @@ int cmd_stage_key(int argc, char **argv)
 		{ "kconfig", no_argument, 0, 'k' },
 		{ "file", required_argument, 0, 'f' },
 		{ "config", required_argument, 0, 'C' },
+		{ "stage", required_argument, 0, 'S' },
+		{ "described", required_argument, 0, 'F' },
+		{ "cell-dir", required_argument, 0, 'D' },
+		{ "build-dir", required_argument, 0, 'B' },
 		{ 0 }
 	};
-	const char *src = NULL, *cc = NULL;
-	struct strlist files = { 0 }, configs = { 0 };
+	const char *src = NULL, *cc = NULL, *stage = NULL, *described = NULL;
+	const char *cell_dir = NULL, *build_dir = NULL;
+	struct strlist files = { 0 }, configs = { 0 }, texts = { 0 };
+	struct cell_facts f = { 0 };
 	unsigned char digest[32];
-	char hex[65];
+	char hex[65], *stage_cc = NULL;
 	struct sha256 s;
-	int opt, kconfig = 0, ret = EXIT_INFRA, i;
+	int opt, kconfig = 0, ret = EXIT_INFRA, i, explicit = 0;
 	size_t k;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's': src = optarg; break;
-		case 'c': cc = optarg; break;
-		case 'k': kconfig = 1; break;
-		case 'f': strlist_add(&files, optarg); break;
-		case 'C': strlist_add(&configs, optarg); break;
+		case 'c': cc = optarg; explicit = 1; break;
+		case 'k': kconfig = 1; explicit = 1; break;
+		case 'f': strlist_add(&files, optarg); explicit = 1; break;
+		case 'C': strlist_add(&configs, optarg); explicit = 1; break;
+		case 'S': stage = optarg; break;
+		case 'F': described = optarg; break;
+		case 'D': cell_dir = optarg; break;
+		case 'B': build_dir = optarg; break;
 		default: goto out;
 		}
 	}
-	if (!src || !cc) {
-		fprintf(stderr, "usage: nmx stage-key --src TREE --compiler CC [--kconfig] [--file F]... [--config F]... [-- TEXT...]\n");
+	if (!src || (stage ? explicit || !described : !cc || described ||
+		     cell_dir || build_dir)) {
+		fprintf(stderr, "usage: nmx stage-key --src TREE --compiler CC [--kconfig] [--file F]... [--config F]... [-- TEXT...]\n"
+			"       nmx stage-key --src TREE --stage NAME --described CELL_TSV [--cell-dir D] [--build-dir B] [-- MAKE_VARS...]\n");
 		goto out;
+	}
+	if (stage) {
+		if (facts_read(&f, described) ||
+		    stage_inputs(stage, &f, cell_dir, build_dir, &kconfig,
+				 &files, &configs, &texts, &stage_cc))
+			goto out;
+		cc = stage_cc;
 	}
 	sha256_init(&s);
 	{
@@ -182,6 +266,8 @@ int cmd_stage_key(int argc, char **argv)
 			goto out;
 	for (i = optind; i < argc; i++)
 		sha256_update(&s, argv[i], strlen(argv[i]) + 1);
+	for (k = 0; k < texts.n; k++)
+		sha256_update(&s, texts.v[k], strlen(texts.v[k]) + 1);
 	sha256_final(&s, digest);
 	sha256_hex(digest, hex);
 	printf("%.*s\n", STAGE_KEY_HEX, hex);
@@ -189,5 +275,8 @@ int cmd_stage_key(int argc, char **argv)
 out:
 	strlist_free(&files);
 	strlist_free(&configs);
+	strlist_free(&texts);
+	free(stage_cc);
+	facts_free(&f);
 	return ret;
 }
