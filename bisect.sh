@@ -182,13 +182,13 @@ cell $CELL booted, $SCENARIO judged (0 good, 1 bad, 125 skipped)."
 	bisect "$good" "$bad"
 }
 
-# series_repo RUN_DIR REPO: a repository whose commit k holds the first k
-# of RUN_DIR's patches (commit 0: none, upstream), each commit's message
-# the patch's file and subject.
+# series_repo PATCHES REPO: a repository whose commit k holds the first k
+# of a run's patches (PATCHES: its copy, with their series file; commit 0:
+# none, upstream), each commit's message the patch's file and subject.
 series_repo() {
 	local repo=$2 name n=0 total
 	local -a git=(git -C "$repo" -c user.name=notrace-matrix -c user.email=notrace-matrix@localhost)
-	total=$(grep -cv '^\(#\|$\)' "$1/patches/series")
+	total=$(grep -cv '^\(#\|$\)' "$1/series")
 	rm -rf "$repo"
 	mkdir -p "$repo"
 	git -C "$repo" init -q
@@ -196,10 +196,10 @@ series_repo() {
 	while read -r name; do
 		case $name in '' | '#'*) continue ;; esac
 		n=$((n + 1))
-		cp "$1/patches/$name" "$repo/"
+		cp "$1/$name" "$repo/"
 		"${git[@]}" add "$name"
-		"${git[@]}" commit -q -m "patch $n of $total, $name: $(patch_subject "$1/patches/$name")"
-	done <"$1/patches/series"
+		"${git[@]}" commit -q -m "patch $n of $total, $name: $(patch_subject "$1/$name")"
+	done <"$1/series"
 }
 
 # bisect_patches RUN_ID: each regression of that --patches run.
@@ -208,16 +208,16 @@ bisect_patches() {
 	local -a regressions=() trees=()
 	run_dir=$NMX_RESULTS/$1
 	[ "$1" != latest ] || run_dir=$NMX_RESULTS/$(readlink "$NMX_RESULTS/latest" 2>/dev/null || echo latest)
-	if [[ "$1" == */* ]] || [ ! -f "$run_dir/plan.tsv" ]; then
+	if [[ "$1" == */* ]] || ! run_facts show "$run_dir" 2>/dev/null; then
 		err "--bisect $1: no run of that id in $NMX_RESULTS (a run id, or a range GOOD..BAD with --tree DIR)"
 		exit 2
 	fi
-	if [ ! -f "$run_dir/patches/series" ]; then
+	if [ -z "${RUN[patches]:-}" ]; then
 		err "--bisect $1: $run_dir is not a run of --patches (no patches/series)"
 		exit 2
 	fi
 	make -s -C "$NMX_TOP/tools/nmx" >&2 || exit 2
-	mapfile -t trees < <(cut -d' ' -f1 "$run_dir/plan.tsv" | awk '!seen[$0]++')
+	mapfile -t trees < <(nmx run-cells --run "$run_dir" | cut -d' ' -f1 | awk '!seen[$0]++')
 	for t in "${trees[@]}"; do
 		mapfile -t -O "${#regressions[@]}" regressions < <(nmx compare -r -b "$t-upstream" \
 			-a "$t-patched" "$run_dir" "$run_dir")
@@ -226,12 +226,10 @@ bisect_patches() {
 		err "--bisect $1: its patches regressed nothing; nothing to bisect"
 		exit 2
 	fi
-	if [ -f "$run_dir/local-tree.tsv" ]; then
-		on=$(sed -n 's/^dir\t//p' "$run_dir/local-tree.tsv")
-		series=$(sed -n 's/^series\t//p' "$run_dir/local-tree.tsv")
-	fi
+	on=${RUN[local_tree]:-}
+	series=${RUN[local_series]:-}
 	CLONE=$NMX_CACHE/bisect/series
-	series_repo "$run_dir" "$CLONE"
+	series_repo "${RUN[patches]}" "$CLONE"
 	none=$(git -C "$CLONE" rev-list --max-parents=0 HEAD)
 	all=$(git -C "$CLONE" rev-parse HEAD)
 	SUBJECT_FORMAT='%s'
@@ -266,9 +264,9 @@ on $tree with the first k patches on upstream, $scenario judged (0 good, 1 bad, 
 	mv "$run_dir/bisect.md.tmp" "$run_dir/bisect.md"
 	# The report again, now with the link to bisect.md, against the same
 	# earlier run as before.
-	baseline=$(cat "$run_dir/report-baseline" 2>/dev/null || true)
-	if [ -n "$baseline" ] && [ -d "$NMX_RESULTS/$baseline" ]; then
-		nmx report --baseline "$NMX_RESULTS/$baseline" "$run_dir" || rc=2
+	baseline=${RUN[baseline]:-}
+	if [ -n "$baseline" ] && [ -d "$baseline" ]; then
+		nmx report --baseline "$baseline" "$run_dir" || rc=2
 	else
 		nmx report "$run_dir" || rc=2
 	fi

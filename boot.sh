@@ -180,7 +180,7 @@ boot_lava() {
 	fi
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	recorded "$cell_dir" "$NMX_BIN" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" lava-job \
+	recorded "$cell_dir" "$NMX_BIN" lava-job \
 		--described "${CELL[facts]}" \
 		--kernel "$kernel" --initrd "$initrd" --accel "$accel" \
 		--timeout "${CELL[boot_timeout]}" "${args[@]}" -o "$dir" ||

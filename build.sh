@@ -350,15 +350,12 @@ configure_commands() { # [--skip: only recorded, the .config they made is kept]
 
 stage_configure() {
 	local t0 key requested=$CELL_DIR/requested.config
-	local -a argv
 	t0=$(date +%s.%N)
 	need_tools make gcc "${CELL[cross_compile]}gcc" ccache
 	[ -f "$NMX_WORK/series.applied" ] ||
 		fail_infra configure 0 "the tree is not prepared: run the prepare stage"
 	mkdir -p "$NMX_OUT"
-	nmx_argv
-	recorded "$CELL_DIR" "${argv[@]}" \
-		fragment --described "${CELL[facts]}" \
+	recorded "$CELL_DIR" "$NMX_BIN" fragment --described "${CELL[facts]}" \
 		--common "$NMX_TOP/kconfig/common.config" \
 		-o "$requested" || fail_infra configure 0 "cannot write the requested fragment"
 	# The .config is copied only when it changed, so an unchanged config
@@ -456,15 +453,14 @@ stage_kernel() {
 
 stage_guest() {
 	local t0 dir=$NMX_OUT/nmx-guest cc="${CELL[cross_compile]}gcc"
-	local -a cmd skip argv
+	local -a cmd skip
 	t0=$(date +%s.%N)
 	[ -d "$NMX_OUT/nmx-headers/include" ] ||
 		fail_infra guest 0 "no kernel headers: run the kernel stage"
 	mkdir -p "$dir"
 	# The cell's facts, one generated header, so the guest can check it
 	# runs where the cell claims.
-	nmx_argv
-	recorded --stdout "$dir/cell.h" "$CELL_DIR" "${argv[@]}" \
+	recorded --stdout "$dir/cell.h" "$CELL_DIR" "$NMX_BIN" \
 		guest-header --described "${CELL[facts]}" --src "$NMX_SRC" ||
 		fail_infra guest "$(seconds_since "$t0")" "cannot write the cell's guest header"
 	# PID 1: freestanding, static, the tree's own nolibc.

@@ -182,10 +182,8 @@ merge_shards() {
 		return 2
 	fi
 	mkdir -p "$NMX_RESULTS"
-	nmx cells >"$NMX_RESULTS/$run_id.plan.tsv" || return 2
-	nmx merge --plan "$NMX_RESULTS/$run_id.plan.tsv" --out "$NMX_RESULTS/$run_id" "$@" || rc=$?
-	rm -f "$NMX_RESULTS/$run_id.plan.tsv"
-	[ ! -d "$NMX_RESULTS/$run_id" ] || ln -sfn "$run_id" "$NMX_RESULTS/latest"
+	nmx cells | nmx merge --plan - --out "$NMX_RESULTS/$run_id" "$@" || rc=$?
+	[ ! -d "$NMX_RESULTS/$run_id" ] || nmx run-dir finish --run "$NMX_RESULTS/$run_id" >/dev/null || true
 	cat "$NMX_RESULTS/$run_id/summary.txt" 2>/dev/null || true
 	progress "run $run_id merged from $# shard(s), exit $rc"
 	return "$rc"
@@ -196,7 +194,7 @@ merge_shards() {
 compare_patches() {
 	local out=$RUN_DIR/patches-compare.md tree rc=0 one
 	local -a trees
-	mapfile -t trees < <(cut -d' ' -f1 "$RUN_DIR/plan.tsv" | awk '!seen[$0]++')
+	mapfile -t trees < <(nmx run-cells --run "$RUN_DIR" | cut -d' ' -f1 | awk '!seen[$0]++')
 	{
 		printf '# notrace-matrix --patches: upstream -> upstream + the patches\n\n'
 		printf 'Patches (%s):\n\n' "$(tail -n 1 "$NMX_PATCHES/series.imported-from" | sed 's/^# imported from //')"
@@ -223,17 +221,6 @@ expect_run() {
 		--typical "$NMX_TOP/benchmarks/typical-seconds.tsv" \
 		--cores "$(nproc)" --boots "$JOBS" --beside "$beside") || return 0
 	[ -z "$line" ] || progress "$line"
-}
-
-new_run_dir() {
-	local id n=1
-	id=$(date -u +%Y%m%dT%H%M%SZ)
-	while [ -e "$NMX_RESULTS/$id" ]; do
-		id=$(date -u +%Y%m%dT%H%M%SZ)-$n
-		n=$((n + 1))
-	done
-	mkdir -p "$NMX_RESULTS/$id"
-	echo "$id"
 }
 
 # cell_finished DIR: the cell's result.json, and the run's "[k/N] ..." line.
@@ -418,7 +405,7 @@ lock_cache() {
 # leave a note of what finished; the reports are not written.
 # shellcheck disable=SC2317 # called from the traps below
 on_signal() {
-	local sig=$1 pid finished unfinished
+	local sig=$1 pid finished
 	trap - INT TERM
 	for pid in "${CELL_PIDS[@]}"; do
 		kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
@@ -426,21 +413,14 @@ on_signal() {
 	for pid in "${CELL_PIDS[@]}"; do
 		wait "$pid" 2>/dev/null || true
 	done
-	finished=$(nmx run-cells --run "$RUN_DIR" --finished --dirs | paste -sd ' ')
-	unfinished=$(nmx run-cells --run "$RUN_DIR" --unfinished --dirs | paste -sd ' ')
-	{
-		printf 'interrupted by SIG%s at %s\n' "$sig" "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-		printf 'finished: %s\n' "${finished:-none}"
-		printf 'not finished: %s\n' "${unfinished:-none}"
-		printf 'resume: %s --resume %s\n' "$0" "$RUN_ID"
-	} >"$RUN_DIR/interrupted.txt"
-	progress "interrupted by SIG$sig: $(sed -n 2p "$RUN_DIR/interrupted.txt")"
+	finished=$(nmx run-dir interrupted --run "$RUN_DIR" --signal "$sig" --resume "$0 --resume $RUN_ID")
+	progress "interrupted by SIG$sig: $finished"
 	progress "finish it with: $0 --resume $RUN_ID"
 	exit 2
 }
 
 main() {
-	local install=1 resume='' rc=0 tree variant cell previous line patches='' boot_again=0
+	local install=1 resume="" rc=0 tree variant cell line patches="" boot_again=0
 	# A bisection is its own program: it runs matrix.sh once per step.
 	case " $* " in
 	*" --bisect "* | *" --bisect="*) exec "$NMX_TOP/bisect.sh" "$@" ;;
@@ -532,14 +512,6 @@ main() {
 		if [ -n "$resume" ] || [ -n "$patches" ]; then
 			usage
 		fi
-		if ! [[ "$shard" =~ ^[A-Za-z0-9][A-Za-z0-9._-]*$ ]]; then
-			err "--shard $shard: a run id is letters, digits, '.', '_' and '-'"
-			exit 2
-		fi
-		if [ -e "$NMX_RESULTS/$shard/plan.tsv" ]; then
-			err "--shard $shard: $NMX_RESULTS/$shard already holds a run (give each job its own NMX_RESULTS)"
-			exit 2
-		fi
 	fi
 	if [ -n "$series" ] && [ -z "$local_dir" ]; then
 		err "--series names the series for a --tree DIR; there is none"
@@ -591,26 +563,17 @@ main() {
 	if [ -n "$resume" ]; then
 		RUN_ID=$resume
 		RUN_DIR=$NMX_RESULTS/$RUN_ID
-		if [[ "$RUN_ID" == */* ]] || [ ! -f "$RUN_DIR/plan.tsv" ]; then
-			err "no run '$RUN_ID' to resume (no $RUN_DIR/plan.tsv)"
+		if [[ "$RUN_ID" == */* ]] || ! run_facts resume "$RUN_DIR"; then
+			err "no run '$RUN_ID' to resume"
 			exit 2
 		fi
-		[ ! -f "$RUN_DIR/patches/series" ] || export NMX_PATCHES=$RUN_DIR/patches
-		if [ -f "$RUN_DIR/local-tree.tsv" ]; then
-			NMX_LOCAL_TREE=$(sed -n 's/^dir\t//p' "$RUN_DIR/local-tree.tsv")
-			NMX_LOCAL_SERIES=$(sed -n 's/^series\t//p' "$RUN_DIR/local-tree.tsv")
-			export NMX_LOCAL_TREE NMX_LOCAL_SERIES
+		[ -z "${RUN[patches]:-}" ] || export NMX_PATCHES=${RUN[patches]}
+		if [ -n "${RUN[local_tree]:-}" ]; then
+			export NMX_LOCAL_TREE=${RUN[local_tree]} NMX_LOCAL_SERIES=${RUN[local_series]:-}
 		fi
-		mapfile -t plan <"$RUN_DIR/plan.tsv"
-		rm -f "$RUN_DIR/interrupted.txt"
+		mapfile -t plan < <(nmx run-cells --run "$RUN_DIR")
 	else
-		if [ -n "$shard" ]; then
-			RUN_ID=$shard
-			mkdir -p "$NMX_RESULTS/$RUN_ID"
-			touch "$NMX_RESULTS/$RUN_ID/shard"
-		else
-			RUN_ID=$(new_run_dir)
-		fi
+		RUN_ID=$(nmx run-dir new --results "$NMX_RESULTS" ${shard:+--shard "$shard"}) || exit 2
 		RUN_DIR=$NMX_RESULTS/$RUN_ID
 		if [ -n "$patches" ]; then
 			export NMX_PATCHES=$RUN_DIR/patches
@@ -627,9 +590,12 @@ main() {
 			rm -rf "$RUN_DIR"
 			exit 2
 		fi
-		printf '%s\n' "${plan[@]}" >"$RUN_DIR/plan.tsv"
-		[ -z "$local_dir" ] ||
-			printf 'dir\t%s\nseries\t%s\n' "$local_dir" "$series" >"$RUN_DIR/local-tree.tsv"
+		local -a local_args=()
+		[ -z "$local_dir" ] || local_args=(--local-tree "$local_dir" ${series:+--local-series "$series"})
+		if ! printf '%s\n' "${plan[@]}" | nmx run-dir plan --run "$RUN_DIR" "${local_args[@]}"; then
+			rm -rf "$RUN_DIR"
+			exit 2
+		fi
 	fi
 	trap 'on_signal INT' INT
 	trap 'on_signal TERM' TERM
@@ -649,29 +615,24 @@ main() {
 		fi
 	fi
 	trap - INT TERM
-	if [ -f "$RUN_DIR/shard" ]; then
+	run_facts show "$RUN_DIR" || exit 2
+	if [ "${RUN[shard]}" = 1 ]; then
 		progress "shard $RUN_ID done: ${#plan[@]} cell(s) in $RUN_DIR; nmx merge makes the run"
 		exit 0
 	fi
-	previous=$(readlink "$NMX_RESULTS/latest" 2>/dev/null || true)
-	[ "$previous" != "$RUN_ID" ] || previous=''
-	ln -sfn "$RUN_ID" "$NMX_RESULTS/latest"
+	# The reports, with regressions marked against the run before this one.
+	run_facts finish "$RUN_DIR" || exit 2
+	[ -z "${RUN[baseline]:-}" ] || baseline=(--baseline "${RUN[baseline]}")
 	nmx summary "$RUN_DIR" || rc=$?
 	cat "$RUN_DIR/summary.txt" 2>/dev/null || true
-	# The reports, with regressions marked against the run before this one.
-	if [ -n "$previous" ] && [ -d "$NMX_RESULTS/$previous" ]; then
-		baseline=(--baseline "$NMX_RESULTS/$previous")
-		# For the reports made again later (bisect.sh --bisect RUN_ID).
-		printf '%s\n' "$previous" >"$RUN_DIR/report-baseline"
-	fi
 	if nmx report "${baseline[@]}" "$RUN_DIR"; then
 		progress "reports: $RUN_DIR/{report.html,report.md,junit.xml,kcidb.json}"
 	else
 		progress "the reports could not be written"
 		[ "$rc" -ne 0 ] || rc=2
 	fi
-	if [ -n "${NMX_PATCHES:-}" ] && grep -q ' upstream ' "$RUN_DIR/plan.tsv" &&
-		grep -q ' patched ' "$RUN_DIR/plan.tsv"; then
+	if [ -n "${NMX_PATCHES:-}" ] && printf '%s\n' "${plan[@]}" | grep -q ' upstream ' &&
+		printf '%s\n' "${plan[@]}" | grep -q ' patched '; then
 		# The question was "do my patches break it?": the answer is the
 		# exit code, unless the run itself could not be judged.
 		local compare_rc=0

@@ -75,19 +75,13 @@ missing_tools() {
 # --patches); nmx then knows the variant "patched". NMX_LOCAL_TREE: a
 # maintainer's kernel checkout (matrix.sh --tree DIR), the tree "local",
 # with the series of NMX_LOCAL_SERIES or of the tree of its version.
+# The steps that read a cell's facts (--described) need none of these.
 nmx() {
-	local -a argv
-	nmx_argv
-	"${argv[@]}" "$@"
-}
-
-# nmx_argv: sets the caller's array argv to nmx and its global options, for
-# a call that must be recorded (reproduce.sh) as it runs.
-nmx_argv() {
-	argv=("$NMX_BIN" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR")
+	local -a argv=("$NMX_BIN" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR")
 	[ -z "${NMX_PATCHES:-}" ] || argv+=(-p "$NMX_PATCHES")
 	[ -z "${NMX_LOCAL_TREE:-}" ] || argv+=(-l "$NMX_LOCAL_TREE")
 	[ -z "${NMX_LOCAL_SERIES:-}" ] || argv+=(-s "$NMX_LOCAL_SERIES")
+	"${argv[@]}" "$@"
 }
 
 # load_cell DIR TREE VARIANT CELL: the cell's facts into the associative
@@ -129,6 +123,18 @@ load_cell() {
 	fi
 	CELL[dir]=$dir
 	CELL[facts]=$file
+}
+
+# run_facts VERB RUN_DIR: nmx run-dir VERB of a run (show, resume, finish):
+# its KEY<TAB>VALUE lines into the associative array RUN.
+# shellcheck disable=SC2034 # RUN: read by the callers
+run_facts() {
+	local out key value
+	out=$(nmx run-dir "$1" --run "$2") || return 1
+	declare -gA RUN=()
+	while IFS=$'\t' read -r key value; do
+		[ -z "$key" ] || RUN[$key]=$value
+	done <<<"$out"
 }
 
 # cell_list KEY: a list of the cell's facts (make_targets, ...), a line each.

@@ -130,3 +130,68 @@ load helpers
 	run "$NMX" stages extra
 	[ "$status" -eq 2 ]
 }
+
+@test "run-dir: a run's life — new, plan, show, interrupted, resume, finish — kept by nmx alone" {
+	local res=$SCRATCH/results id id2
+	id=$("$NMX" run-dir new --results "$res")
+	[[ "$id" =~ ^[0-9]{8}T[0-9]{6}Z$ ]]
+	printf 'linux-6.1 upstream arm64\nlinux-6.1 upstream x86_64\n' |
+		"$NMX" run-dir plan --run "$res/$id" --local-tree /src/linux --local-series linux-6.1
+	[ "$("$NMX" run-cells --run "$res/$id" | wc -l)" -eq 2 ]
+	run "$NMX" run-dir show --run "$res/$id"
+	[ "$output" = "$(printf 'local_tree\t/src/linux\nlocal_series\tlinux-6.1\nshard\t0\ninterrupted\t0')" ]
+	mkdir -p "$res/$id/linux-6.1-upstream/arm64"
+	echo '{}' >"$res/$id/linux-6.1-upstream/arm64/result.json"
+	run "$NMX" run-dir interrupted --run "$res/$id" --signal TERM --resume "./matrix.sh --resume $id"
+	[ "$output" = "finished: linux-6.1-upstream/arm64" ]
+	grep -qx "not finished: linux-6.1-upstream/x86_64" "$res/$id/interrupted.txt"
+	grep -qx "resume: ./matrix.sh --resume $id" "$res/$id/interrupted.txt"
+	run "$NMX" run-dir show --run "$res/$id"
+	[[ "$output" == *$'interrupted\t1'* ]]
+	run "$NMX" run-dir resume --run "$res/$id"
+	[[ "$output" == *$'interrupted\t0'* ]]
+	[ ! -e "$res/$id/interrupted.txt" ]
+	# finish: latest moves to it; the run it replaced is its baseline
+	run "$NMX" run-dir finish --run "$res/$id"
+	[ "$output" = "" ]
+	[ "$(readlink "$res/latest")" = "$id" ]
+	id2=$("$NMX" run-dir new --results "$res")
+	[ "$id2" = "$id-1" ] || [[ "$id2" =~ ^[0-9]{8}T[0-9]{6}Z$ ]]
+	echo 'linux-6.1 upstream arm64' | "$NMX" run-dir plan --run "$res/$id2"
+	run "$NMX" run-dir finish --run "$res/$id2"
+	[ "$output" = "$(printf 'baseline\t%s/%s' "$res" "$id")" ]
+	[ "$(readlink "$res/latest")" = "$id2" ]
+	[ "$(cat "$res/$id2/report-baseline")" = "$id" ]
+	run "$NMX" run-dir show --run "$res/$id2"
+	[[ "$output" == *"$(printf 'baseline\t%s/%s' "$res" "$id")"* ]]
+}
+
+@test "run-dir: a shard is marked and never moves latest; bad ids, plans and runs are refused" {
+	local res=$SCRATCH/results
+	run "$NMX" run-dir new --results "$res" --shard job-1
+	[ "$output" = job-1 ]
+	echo 'linux-6.1 upstream arm64' | "$NMX" run-dir plan --run "$res/job-1"
+	run "$NMX" run-dir new --results "$res" --shard job-1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"already holds a run"* ]]
+	"$NMX" run-dir finish --run "$res/job-1"
+	[ ! -e "$res/latest" ]
+	run "$NMX" run-dir show --run "$res/job-1"
+	[[ "$output" == *$'shard\t1'* ]]
+	run "$NMX" run-dir new --results "$res" --shard ../up
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"a run id is letters, digits"* ]]
+	mkdir "$res/empty"
+	run "$NMX" run-dir plan --run "$res/empty" </dev/null
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no cell planned"* ]]
+	run "$NMX" run-dir plan --run "$res/empty" <<<'linux-6.1 upstream'
+	[ "$status" -eq 2 ]
+	[ ! -e "$res/empty/plan.tsv" ]
+	run "$NMX" run-dir resume --run "$res/empty"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"no run in $res/empty"* ]]
+	run "$NMX" run-dir show
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"usage: nmx run-dir"* ]]
+}

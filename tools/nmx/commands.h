@@ -100,6 +100,7 @@ int cmd_cell_dir(int argc, char **argv);
 int cmd_stage_seconds(int argc, char **argv);
 int cmd_run_cells(int argc, char **argv);
 int cmd_stages(int argc, char **argv);
+int cmd_run_dir(int argc, char **argv);
 /* stagekey.c */
 int cmd_stage_key(int argc, char **argv);
 /* bootcache.c */

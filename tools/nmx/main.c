@@ -141,6 +141,18 @@ static const struct command commands[] = {
 "run-cells --run RUN_DIR [--finished | --unfinished] [--dirs]\n"
 "        the run's planned cells (\"tree variant cell\"; --dirs: \"TREE-VARIANT/CELL\"):\n"
 "        every one, or those with a result (finished) or without\n" },
+	{ "run-dir", cmd_run_dir, 0,
+"run-dir new --results DIR [--shard ID]\n"
+"run-dir plan --run RUN_DIR [--local-tree CHECKOUT [--local-series TREE]] <PLAN\n"
+"run-dir show|resume|finish --run RUN_DIR\n"
+"run-dir interrupted --run RUN_DIR --signal SIG --resume COMMAND\n"
+"        a run directory's life (matrix.sh, bisect.sh): new makes one (its id\n"
+"        printed: the time, or the shard's); plan writes the planned cells and a\n"
+"        --tree run's checkout; show prints what it was started with (patches,\n"
+"        local_tree, local_series, shard, baseline, interrupted: KEY<TAB>VALUE);\n"
+"        resume shows it after clearing interrupted.txt; interrupted writes that\n"
+"        file; finish moves the results' latest link to it, keeping the run it\n"
+"        replaced as its baseline (printed as baseline<TAB>DIR; a shard: nothing)\n" },
 	{ "record", cmd_record, 0,
 "record --cell-dir DIR stage NAME STATUS SECONDS [DETAIL]\n"
 "record --cell-dir DIR meta KEY VALUE\n"

@@ -281,7 +281,7 @@ int cmd_merge(int argc, char **argv)
 	for (; optind < argc; optind++)
 		if (merge_shard(argv[optind], out, plan, n))
 			goto out;
-	snprintf(path, sizeof(path), "%s/plan.tsv", out);
+	snprintf(path, sizeof(path), "%s/" RUNDIR_PLAN, out);
 	f = fopen(path, "w");
 	for (i = 0; f && i < n; i++)
 		fprintf(f, "%s %s %s\n", plan[i].tree, plan[i].variant,

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -249,27 +250,65 @@ int cmd_stage_seconds(int argc, char **argv)
 	return EXIT_PASS;
 }
 
+struct text {
+	char *s;
+	size_t len, cap;
+};
+
+/* @a, @b and @c (NULL: none) at the end of @t; -1 out of memory. */
+static int append(struct text *t, const char *a, const char *b, const char *c)
+{
+	const char *part[3] = { a, b, c };
+	size_t n, i;
+	char *grown;
+
+	for (i = 0; i < 3 && part[i]; i++) {
+		n = strlen(part[i]);
+		if (t->len + n + 1 > t->cap) {
+			t->cap = (t->len + n + 1) * 2;
+			grown = realloc(t->s, t->cap);
+			if (!grown)
+				return -1;
+			t->s = grown;
+		}
+		memcpy(t->s + t->len, part[i], n + 1);
+		t->len += n;
+	}
+	return 0;
+}
+
 struct run_cells {
 	const char *run;
 	int want;	/* 1 finished, 0 not, -1 every cell */
 	int as_dir;
+	struct text out;	/* the cells, each followed by a line end */
 };
 
 static int put_planned(const char *tree, const char *variant,
 		       const char *cell, void *data)
 {
 	struct run_cells *r = data;
-	char dir[4096], path[4200];
+	char dir[4096], path[4200], name[512];
 
 	rundir_cell(dir, sizeof(dir), r->run, tree, variant, cell);
 	snprintf(path, sizeof(path), "%s/%s", dir, RUNDIR_RESULT);
 	if (r->want >= 0 && (access(path, F_OK) == 0) != r->want)
 		return 0;
-	if (r->as_dir)
-		printf("%s-%s/%s\n", tree, variant, cell);
-	else
-		printf("%s %s %s\n", tree, variant, cell);
-	return 0;
+	snprintf(name, sizeof(name), r->as_dir ? "%s-%s/%s" : "%s %s %s", tree,
+		 variant, cell);
+	return append(&r->out, name, "\n", NULL);
+}
+
+/*
+ * @r's cells of its run's plan into @r->out; -1, said, without a plan.
+ */
+static int planned_cells(struct run_cells *r)
+{
+	char path[4096];
+
+	if (snprintf(path, sizeof(path), "%s/%s", r->run, RUNDIR_PLAN) >= (int)sizeof(path))
+		return -1;
+	return rundir_each_planned(path, put_planned, r) < 0 ? -1 : 0;
 }
 
 /*
@@ -286,9 +325,8 @@ int cmd_run_cells(int argc, char **argv)
 		{ "dirs", no_argument, 0, 'd' },
 		{ 0 }
 	};
-	struct run_cells r = { NULL, -1, 0 };
-	char path[4096];
-	int opt;
+	struct run_cells r = { NULL, -1, 0, { 0 } };
+	int opt, err;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
@@ -303,9 +341,11 @@ int cmd_run_cells(int argc, char **argv)
 		fprintf(stderr, "usage: nmx run-cells --run RUN_DIR [--finished | --unfinished] [--dirs]\n");
 		return EXIT_INFRA;
 	}
-	if (snprintf(path, sizeof(path), "%s/%s", r.run, RUNDIR_PLAN) >= (int)sizeof(path))
-		return EXIT_INFRA;
-	return rundir_each_planned(path, put_planned, &r) < 0 ? EXIT_INFRA : EXIT_PASS;
+	err = planned_cells(&r);
+	if (!err && r.out.s)
+		fputs(r.out.s, stdout);
+	free(r.out.s);
+	return err ? EXIT_INFRA : EXIT_PASS;
 }
 
 /* ---- stages ----------------------------------------------------------- */
@@ -344,4 +384,363 @@ int cmd_stages(int argc, char **argv)
 		printf("%s\n", k ? "" : "-");
 	}
 	return fflush(stdout) ? EXIT_INFRA : EXIT_PASS;
+}
+
+/* ---- run-dir ---------------------------------------------------------- */
+
+/* "@dir/@name" into @buf; -1 (said) if it does not fit. */
+static int run_path(char *buf, size_t size, const char *dir, const char *name)
+{
+	if (snprintf(buf, size, "%s/%s", dir, name) < (int)size)
+		return 0;
+	fprintf(stderr, "nmx run-dir: path too long: %s/%s\n", dir, name);
+	return -1;
+}
+
+static int exists(const char *dir, const char *name)
+{
+	char path[4096];
+	struct stat st;
+
+	return !run_path(path, sizeof(path), dir, name) && !lstat(path, &st);
+}
+
+/* @text into @dir/@name, whole or not at all (a temporary renamed). */
+static int write_whole(const char *dir, const char *name, const char *text)
+{
+	char path[4096], tmp[4200];
+	FILE *f;
+	int err;
+
+	if (run_path(path, sizeof(path), dir, name))
+		return -1;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "nmx: cannot write %s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
+	err = fputs(text, f) < 0;
+	if (fclose(f) || err || rename(tmp, path)) {
+		fprintf(stderr, "nmx: cannot write %s\n", path);
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+/* A run id: letters, digits, '.', '_', '-', not starting with '.' or '-'. */
+static int valid_run_id(const char *id)
+{
+	return *id && *id != '.' && *id != '-' &&
+	       strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		      "0123456789._-") == strlen(id);
+}
+
+/*
+ * A new run directory under @results, its id printed: the time (UTC), with
+ * "-N" if a run of that second exists; or @shard's, which must not hold a
+ * run yet, marked as a shard.
+ */
+static int run_new(const char *results, const char *shard)
+{
+	char id[64], dir[4096];
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t n;
+	int i;
+
+	if (snprintf(dir, sizeof(dir), "%s", results) >= (int)sizeof(dir) ||
+	    mkdirs(dir)) {
+		fprintf(stderr, "nmx: cannot make %s: %s\n", results, strerror(errno));
+		return EXIT_INFRA;
+	}
+	if (shard) {
+		if (!valid_run_id(shard)) {
+			fprintf(stderr, "nmx run-dir: --shard %s: a run id is letters, digits, '.', '_' and '-'\n",
+				shard);
+			return EXIT_INFRA;
+		}
+		if (run_path(dir, sizeof(dir), results, shard))
+			return EXIT_INFRA;
+		if (exists(dir, RUNDIR_PLAN)) {
+			fprintf(stderr, "nmx run-dir: --shard %s: %s already holds a run (give each job its own results directory)\n",
+				shard, dir);
+			return EXIT_INFRA;
+		}
+		if ((mkdir(dir, 0777) && errno != EEXIST) ||
+		    write_whole(dir, RUNDIR_SHARD, ""))
+			return EXIT_INFRA;
+		printf("%s\n", shard);
+		return EXIT_PASS;
+	}
+	gmtime_r(&now, &tm);
+	n = strftime(id, sizeof(id), "%Y%m%dT%H%M%SZ", &tm);
+	for (i = 1; i < 1000; i++) {
+		if (run_path(dir, sizeof(dir), results, id))
+			return EXIT_INFRA;
+		if (!mkdir(dir, 0777)) {
+			printf("%s\n", id);
+			return EXIT_PASS;
+		}
+		if (errno != EEXIST)
+			break;
+		snprintf(id + n, sizeof(id) - n, "-%d", i);
+	}
+	fprintf(stderr, "nmx: cannot make a run directory in %s: %s\n", results,
+		strerror(errno));
+	return EXIT_INFRA;
+}
+
+static int add_planned(const char *tree, const char *variant, const char *cell,
+		       void *data)
+{
+	return append(data, tree, " ", variant) ||
+	       append(data, " ", cell, "\n");
+}
+
+/*
+ * The run's plan from stdin ("tree variant cell" lines, as nmx cells
+ * prints them; at least one), and for a --tree DIR run its checkout and
+ * series, which --resume and --bisect take again.
+ */
+static int run_plan(const char *run, const char *local_tree,
+		    const char *local_series)
+{
+	struct text p = { 0 }, local = { 0 };
+	int n, err;
+
+	if ((local_tree && strpbrk(local_tree, "\t\n")) ||
+	    (local_series && strpbrk(local_series, "\t\n"))) {
+		fprintf(stderr, "nmx run-dir plan: a tab or line end in --local-tree or --local-series\n");
+		return EXIT_INFRA;
+	}
+	n = rundir_each_planned("-", add_planned, &p);
+	if (n == 0)
+		fprintf(stderr, "nmx run-dir plan: no cell planned\n");
+	err = n <= 0 || write_whole(run, RUNDIR_PLAN, p.s);
+	if (!err && local_tree)
+		err = append(&local, "dir\t", local_tree, "\nseries\t") ||
+		      append(&local, local_series ? local_series : "", "\n", NULL) ||
+		      write_whole(run, RUNDIR_LOCAL_TREE, local.s);
+	free(p.s);
+	free(local.s);
+	return err ? EXIT_INFRA : EXIT_PASS;
+}
+
+/* The results directory @run is in (its parent), and @run's id. */
+static const char *results_of(const char *run, char *buf, size_t size)
+{
+	const char *id = strrchr(run, '/');
+
+	if (!id) {
+		snprintf(buf, size, ".");
+		return run;
+	}
+	snprintf(buf, size, "%.*s", id == run ? 1 : (int)(id - run), run);
+	return id + 1;
+}
+
+static void put_local(char **f, int n, void *data)
+{
+	if (n == 2 && !strcmp(f[0], "dir"))
+		printf("local_tree\t%s\n", f[1]);
+	else if (n == 2 && !strcmp(f[0], "series") && *f[1])
+		printf("local_series\t%s\n", f[1]);
+}
+
+/*
+ * What a run was started with, for --resume and --bisect: "KEY<TAB>VALUE"
+ * lines: patches (where its copy of a maintainer's patches is, when it has
+ * one), local_tree and local_series (a --tree DIR run's), shard (1: a
+ * shard's run), baseline (the earlier run its reports were compared
+ * with), interrupted (1: a signal cut it off).
+ */
+static int run_show(const char *run)
+{
+	char path[4096], line[256] = "", results[4096];
+	FILE *f;
+
+	if (!exists(run, RUNDIR_PLAN)) {
+		fprintf(stderr, "nmx run-dir: no run in %s (no %s)\n", run, RUNDIR_PLAN);
+		return EXIT_INFRA;
+	}
+	if (run_path(path, sizeof(path), run, RUNDIR_PATCHES "/series"))
+		return EXIT_INFRA;
+	if (!access(path, R_OK))
+		printf("patches\t%s/%s\n", run, RUNDIR_PATCHES);
+	if (run_path(path, sizeof(path), run, RUNDIR_LOCAL_TREE))
+		return EXIT_INFRA;
+	rundir_each_tsv(path, put_local, NULL);
+	printf("shard\t%d\n", exists(run, RUNDIR_SHARD));
+	if (run_path(path, sizeof(path), run, RUNDIR_BASELINE))
+		return EXIT_INFRA;
+	f = fopen(path, "r");
+	if (f) {
+		if (fgets(line, sizeof(line), f))
+			line[strcspn(line, "\n")] = '\0';
+		fclose(f);
+	}
+	results_of(run, results, sizeof(results));
+	if (*line)
+		printf("baseline\t%s/%s\n", results, line);
+	printf("interrupted\t%d\n", exists(run, RUNDIR_INTERRUPTED));
+	return EXIT_PASS;
+}
+
+/*
+ * The run's planned cells that did (@finished) or did not finish, as
+ * "TREE-VARIANT/CELL ...", or "none"; NULL, said, without a plan.
+ */
+static char *cells_that(const char *run, int finished)
+{
+	struct run_cells r = { run, finished, 1, { 0 } };
+	char *p;
+
+	if (planned_cells(&r)) {
+		free(r.out.s);
+		return NULL;
+	}
+	if (!r.out.s)
+		return strdup("none");
+	r.out.s[r.out.len - 1] = '\0';
+	for (p = r.out.s; (p = strchr(p, '\n')); )
+		*p = ' ';
+	return r.out.s;
+}
+
+/*
+ * A run cut off by signal @sig: interrupted.txt says when, which cells
+ * finished and which did not, and @resume (the command that finishes
+ * it); its second line is printed.
+ */
+static int run_interrupted(const char *run, const char *sig, const char *resume)
+{
+	char *done = cells_that(run, 1), *left = cells_that(run, 0);
+	struct text t = { 0 };
+	char when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	int err = -1;
+
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (done && left)
+		err = append(&t, "interrupted by SIG", sig, " at ") ||
+		      append(&t, when, "\nfinished: ", done) ||
+		      append(&t, "\nnot finished: ", left, "\nresume: ") ||
+		      append(&t, resume, "\n", NULL) ||
+		      write_whole(run, RUNDIR_INTERRUPTED, t.s);
+	if (!err)
+		printf("finished: %s\n", done);
+	free(t.s);
+	free(done);
+	free(left);
+	return err ? EXIT_INFRA : EXIT_PASS;
+}
+
+/*
+ * A run that finished: the results directory's "latest" link moved to
+ * it (a shard's run is not one: nothing moves), and the run it replaced
+ * kept as its baseline. Prints "baseline<TAB>DIR" when there is one.
+ */
+static int run_finish(const char *run)
+{
+	char results[4096], link[4096], prev[4096], tmp[4200];
+	const char *id;
+	ssize_t n;
+
+	if (!exists(run, RUNDIR_PLAN)) {
+		fprintf(stderr, "nmx run-dir: no run in %s (no %s)\n", run, RUNDIR_PLAN);
+		return EXIT_INFRA;
+	}
+	if (exists(run, RUNDIR_SHARD))
+		return EXIT_PASS;
+	id = results_of(run, results, sizeof(results));
+	if (run_path(link, sizeof(link), results, RUNDIR_LATEST))
+		return EXIT_INFRA;
+	n = readlink(link, prev, sizeof(prev) - 1);
+	prev[n > 0 ? n : 0] = '\0';
+	snprintf(tmp, sizeof(tmp), "%s.tmp", link);
+	unlink(tmp);
+	if (symlink(id, tmp) || rename(tmp, link)) {
+		fprintf(stderr, "nmx: cannot link %s to %s: %s\n", link, id, strerror(errno));
+		unlink(tmp);
+		return EXIT_INFRA;
+	}
+	if (*prev && strcmp(prev, id) && !strchr(prev, '/') && exists(results, prev)) {
+		snprintf(tmp, sizeof(tmp), "%s\n", prev);
+		if (write_whole(run, RUNDIR_BASELINE, tmp))
+			return EXIT_INFRA;
+		printf("baseline\t%s/%s\n", results, prev);
+	}
+	return EXIT_PASS;
+}
+
+int cmd_run_dir(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "results", required_argument, 0, 'R' },
+		{ "run", required_argument, 0, 'r' },
+		{ "shard", required_argument, 0, 's' },
+		{ "local-tree", required_argument, 0, 'l' },
+		{ "local-series", required_argument, 0, 'S' },
+		{ "signal", required_argument, 0, 'g' },
+		{ "resume", required_argument, 0, 'c' },
+		{ 0 }
+	};
+	const char *results = NULL, *run = NULL, *shard = NULL, *local = NULL;
+	const char *series = NULL, *sig = NULL, *resume = NULL, *verb;
+	int opt;
+
+	if (argc < 2)
+		goto usage;
+	verb = argv[1];
+	argc--;
+	argv++;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'R': results = optarg; break;
+		case 'r': run = optarg; break;
+		case 's': shard = optarg; break;
+		case 'l': local = optarg; break;
+		case 'S': series = optarg; break;
+		case 'g': sig = optarg; break;
+		case 'c': resume = optarg; break;
+		default: goto usage;
+		}
+	}
+	if (optind != argc)
+		goto usage;
+	if (!strcmp(verb, "new") && results && !run && !local && !sig && !resume)
+		return run_new(results, shard);
+	if (results || shard || !run)
+		goto usage;
+	if (!strcmp(verb, "plan") && !sig && !resume && (local || !series))
+		return run_plan(run, local, series);
+	if (local || series)
+		goto usage;
+	if (!strcmp(verb, "show") && !sig && !resume)
+		return run_show(run);
+	if (!strcmp(verb, "resume") && !sig && !resume) {
+		char path[4096];
+
+		if (run_path(path, sizeof(path), run, RUNDIR_INTERRUPTED))
+			return EXIT_INFRA;
+		if (exists(run, RUNDIR_PLAN) && unlink(path) && errno != ENOENT) {
+			fprintf(stderr, "nmx: cannot remove %s: %s\n", path, strerror(errno));
+			return EXIT_INFRA;
+		}
+		return run_show(run);
+	}
+	if (!strcmp(verb, "interrupted") && sig && resume)
+		return run_interrupted(run, sig, resume);
+	if (!strcmp(verb, "finish") && !sig && !resume)
+		return run_finish(run);
+usage:
+	fprintf(stderr, "usage: nmx run-dir new --results DIR [--shard ID]\n"
+		"       nmx run-dir plan --run DIR [--local-tree CHECKOUT [--local-series TREE]] <PLAN\n"
+		"       nmx run-dir show|resume|finish --run DIR\n"
+		"       nmx run-dir interrupted --run DIR --signal SIG --resume COMMAND\n");
+	return EXIT_INFRA;
 }

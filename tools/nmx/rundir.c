@@ -192,7 +192,7 @@ int rundir_each_planned(const char *path,
 			void *data)
 {
 	char line[512], tree[160], variant[160], cell[160], extra;
-	FILE *f = fopen(path, "r");
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	int lineno = 0, n = 0;
 
 	if (!f) {
@@ -217,6 +217,7 @@ int rundir_each_planned(const char *path,
 		}
 		n++;
 	}
-	fclose(f);
+	if (f != stdin)
+		fclose(f);
 	return n;
 }

@@ -21,6 +21,18 @@
 #define RUNDIR_RESULT "result.json"
 /* The run's planned cells, "tree variant cell" lines (--resume's list). */
 #define RUNDIR_PLAN "plan.tsv"
+/* A --tree DIR run's checkout and series ("dir\tDIR", "series\tTREE"). */
+#define RUNDIR_LOCAL_TREE "local-tree.tsv"
+/* A --patches run's copy of the patches (a series file and the patches). */
+#define RUNDIR_PATCHES "patches"
+/* A run cut off by a signal: when, what finished, how to resume. */
+#define RUNDIR_INTERRUPTED "interrupted.txt"
+/* Marks a shard's run directory: merged, not reported on its own. */
+#define RUNDIR_SHARD "shard"
+/* The earlier run the reports were compared with (its id). */
+#define RUNDIR_BASELINE "report-baseline"
+/* In the results directory: a link to the last run that finished. */
+#define RUNDIR_LATEST "latest"
 /* A stage's status when it did its work; otherwise a cell status (status.h). */
 #define RUNDIR_STAGE_OK "ok"
 
@@ -77,7 +89,7 @@ int rundir_check_stage(const char *stage, const char *status);
 int rundir_check_meta_key(const char *key);
 
 /*
- * Calls @fn with each planned cell of the plan file @path, in order
+ * Calls @fn with each planned cell of the plan file @path ("-": stdin), in order
  * (blank lines and # comments skipped). -1, said, if @path cannot be
  * read or a line is not "tree variant cell" (names without '/'), or if
  * @fn returns non-zero; else the number of cells.
