@@ -208,7 +208,7 @@ bisect_patches() {
 	local -a regressions=() trees=()
 	run_dir=$NMX_RESULTS/$1
 	[ "$1" != latest ] || run_dir=$NMX_RESULTS/$(readlink "$NMX_RESULTS/latest" 2>/dev/null || echo latest)
-	if [[ "$1" == */* ]] || ! run_facts show "$run_dir" 2>/dev/null; then
+	if [[ "$1" == */* ]] || ! run_facts show --run "$run_dir" 2>/dev/null; then
 		err "--bisect $1: no run of that id in $NMX_RESULTS (a run id, or a range GOOD..BAD with --tree DIR)"
 		exit 2
 	fi

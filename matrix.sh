@@ -113,63 +113,6 @@ usage() {
 	exit 2
 }
 
-# import_patches PATH DEST: PATH's patches as mails git am takes, in DEST
-# with a series file in their order. A directory gives its *.patch,
-# *.diff and *.mbox files in name order; an mbox gives each of its mails;
-# a bare diff (no mail header) becomes a commit named after its file.
-import_patches() {
-	local src=$1 dest=$2 f part n=0 base name
-	local -a files=() parts=()
-	if [ -d "$src" ]; then
-		mapfile -t files < <(find "$src" -maxdepth 1 -type f \
-			\( -name '*.patch' -o -name '*.diff' -o -name '*.mbox' \) | sort)
-		if [ "${#files[@]}" -eq 0 ]; then
-			err "--patches $src: no *.patch, *.diff or *.mbox file in that directory"
-			return 1
-		fi
-	elif [ -f "$src" ] && [ -r "$src" ]; then
-		files=("$src")
-	else
-		err "--patches $src: no such file or directory"
-		return 1
-	fi
-	mkdir -p "$dest/split"
-	: >"$dest/series"
-	for f in "${files[@]}"; do
-		if ! grep -qE '^(diff |--- |\+\+\+ )' "$f"; then
-			err "--patches: $f holds no diff"
-			return 1
-		fi
-		rm -f "$dest/split"/*
-		if [[ "$(head -n 1 "$f")" == 'From '* ]]; then
-			git mailsplit -o"$dest/split" "$f" >/dev/null || {
-				err "--patches: $f is not a readable mbox"
-				return 1
-			}
-			parts=("$dest/split"/*)
-		else
-			parts=("$f")
-		fi
-		base=$(basename "$f")
-		base=${base%.*}
-		for part in "${parts[@]}"; do
-			n=$((n + 1))
-			name=$(printf '%04d-%s.patch' "$n" "${base#[0-9][0-9][0-9][0-9]-}")
-			if grep -qm1 '^Subject: ' "$part"; then
-				cp "$part" "$dest/$name"
-			else
-				printf 'From: notrace-matrix <notrace-matrix@localhost>\nSubject: [PATCH] %s\n\n' \
-					"$(basename "$f")" >"$dest/$name"
-				cat "$part" >>"$dest/$name"
-			fi
-			echo "$name" >>"$dest/series"
-		done
-	done
-	rm -rf "$dest/split"
-	cp "$dest/series" "$dest/series.imported-from"
-	printf '# imported from %s\n' "$(realpath "$src")" >>"$dest/series.imported-from"
-}
-
 # merge_shards RUN_ID SHARD_RUN_DIR...: the run of the default plan from
 # its shards, reports and all; exit as a run. A shard directory that is
 # not there (its job never uploaded anything) adds no cells: they are
@@ -563,7 +506,7 @@ main() {
 	if [ -n "$resume" ]; then
 		RUN_ID=$resume
 		RUN_DIR=$NMX_RESULTS/$RUN_ID
-		if [[ "$RUN_ID" == */* ]] || ! run_facts resume "$RUN_DIR"; then
+		if [[ "$RUN_ID" == */* ]] || ! run_facts resume --run "$RUN_DIR"; then
 			err "no run '$RUN_ID' to resume"
 			exit 2
 		fi
@@ -573,11 +516,12 @@ main() {
 		fi
 		mapfile -t plan < <(nmx run-cells --run "$RUN_DIR")
 	else
-		RUN_ID=$(nmx run-dir new --results "$NMX_RESULTS" ${shard:+--shard "$shard"}) || exit 2
-		RUN_DIR=$NMX_RESULTS/$RUN_ID
+		run_facts new --results "$NMX_RESULTS" ${shard:+--shard "$shard"} \
+			${patches:+--patches "$patches"} || exit 2
+		RUN_ID=${RUN[id]}
+		RUN_DIR=${RUN[dir]}
 		if [ -n "$patches" ]; then
-			export NMX_PATCHES=$RUN_DIR/patches
-			import_patches "$patches" "$NMX_PATCHES" || { rm -rf "$RUN_DIR"; exit 2; }
+			export NMX_PATCHES=${RUN[patches]}
 			[ "${#patch_variants[@]}" -gt 0 ] || select+=(--variant upstream --variant patched)
 			# A mainline patch applies to the newest tree; older ones when
 			# named (no tree naming its version: the default run's trees).
@@ -615,13 +559,13 @@ main() {
 		fi
 	fi
 	trap - INT TERM
-	run_facts show "$RUN_DIR" || exit 2
+	run_facts show --run "$RUN_DIR" || exit 2
 	if [ "${RUN[shard]}" = 1 ]; then
 		progress "shard $RUN_ID done: ${#plan[@]} cell(s) in $RUN_DIR; nmx merge makes the run"
 		exit 0
 	fi
 	# The reports, with regressions marked against the run before this one.
-	run_facts finish "$RUN_DIR" || exit 2
+	run_facts finish --run "$RUN_DIR" || exit 2
 	[ -z "${RUN[baseline]:-}" ] || baseline=(--baseline "${RUN[baseline]}")
 	nmx summary "$RUN_DIR" || rc=$?
 	cat "$RUN_DIR/summary.txt" 2>/dev/null || true

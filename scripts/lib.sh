@@ -125,12 +125,12 @@ load_cell() {
 	CELL[facts]=$file
 }
 
-# run_facts VERB RUN_DIR: nmx run-dir VERB of a run (show, resume, finish):
+# run_facts VERB OPTIONS...: nmx run-dir VERB (new, show, resume, finish),
 # its KEY<TAB>VALUE lines into the associative array RUN.
 # shellcheck disable=SC2034 # RUN: read by the callers
 run_facts() {
 	local out key value
-	out=$(nmx run-dir "$1" --run "$2") || return 1
+	out=$(nmx run-dir "$@") || return 1
 	declare -gA RUN=()
 	while IFS=$'\t' read -r key value; do
 		[ -z "$key" ] || RUN[$key]=$value

@@ -133,8 +133,11 @@ load helpers
 
 @test "run-dir: a run's life — new, plan, show, interrupted, resume, finish — kept by nmx alone" {
 	local res=$SCRATCH/results id id2
-	id=$("$NMX" run-dir new --results "$res")
+	run "$NMX" run-dir new --results "$res"
+	id=$(sed -n 's/^id\t//p' <<<"$output")
 	[[ "$id" =~ ^[0-9]{8}T[0-9]{6}Z$ ]]
+	[ "${lines[1]}" = "$(printf 'dir\t%s/%s' "$res" "$id")" ]
+	[ -d "$res/$id" ]
 	printf 'linux-6.1 upstream arm64\nlinux-6.1 upstream x86_64\n' |
 		"$NMX" run-dir plan --run "$res/$id" --local-tree /src/linux --local-series linux-6.1
 	[ "$("$NMX" run-cells --run "$res/$id" | wc -l)" -eq 2 ]
@@ -155,7 +158,7 @@ load helpers
 	run "$NMX" run-dir finish --run "$res/$id"
 	[ "$output" = "" ]
 	[ "$(readlink "$res/latest")" = "$id" ]
-	id2=$("$NMX" run-dir new --results "$res")
+	id2=$("$NMX" run-dir new --results "$res" | sed -n 's/^id\t//p')
 	[ "$id2" = "$id-1" ] || [[ "$id2" =~ ^[0-9]{8}T[0-9]{6}Z$ ]]
 	echo 'linux-6.1 upstream arm64' | "$NMX" run-dir plan --run "$res/$id2"
 	run "$NMX" run-dir finish --run "$res/$id2"
@@ -169,7 +172,7 @@ load helpers
 @test "run-dir: a shard is marked and never moves latest; bad ids, plans and runs are refused" {
 	local res=$SCRATCH/results
 	run "$NMX" run-dir new --results "$res" --shard job-1
-	[ "$output" = job-1 ]
+	[ "${lines[0]}" = "$(printf 'id\tjob-1')" ]
 	echo 'linux-6.1 upstream arm64' | "$NMX" run-dir plan --run "$res/job-1"
 	run "$NMX" run-dir new --results "$res" --shard job-1
 	[ "$status" -eq 2 ]
@@ -194,4 +197,34 @@ load helpers
 	run "$NMX" run-dir show
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"usage: nmx run-dir"* ]]
+}
+
+@test "run-dir new --patches: a maintainer's patches imported into the run as mails git am takes, or no run" {
+	local res=$SCRATCH/results src=$SCRATCH/mine dir
+	mkdir -p "$src"
+	printf 'diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n' >"$src/0007-fix-it.diff"
+	{
+		printf 'From 1234 Mon Sep 17 00:00:00 2001\nFrom: A <a@b>\nSubject: [PATCH 1/2] one\n\n'
+		printf 'diff --git a/g b/g\n--- a/g\n+++ b/g\n'
+		printf 'From 5678 Mon Sep 17 00:00:00 2001\nFrom: A <a@b>\nSubject: [PATCH 2/2] two\n\n'
+		printf 'diff --git a/h b/h\n--- a/h\n+++ b/h\n'
+	} >"$src/series.mbox"
+	echo 'notes' >"$src/README"
+	run "$NMX" run-dir new --results "$res" --patches "$src"
+	[ "$status" -eq 0 ]
+	dir=$(sed -n 's/^patches\t//p' <<<"$output")
+	[ "$(cat "$dir/series")" = "$(printf '0001-fix-it.patch\n0002-series.patch\n0003-series.patch')" ]
+	grep -qx 'Subject: \[PATCH\] 0007-fix-it.diff' "$dir/0001-fix-it.patch"
+	grep -qx 'Subject: \[PATCH 2/2\] two' "$dir/0003-series.patch"
+	[ "$(tail -n 1 "$dir/series.imported-from")" = "# imported from $src" ]
+	[ ! -e "$dir/split" ]
+	# A file without a diff: no run is left behind.
+	echo 'no diff here' >"$src/0009-empty.patch"
+	run "$NMX" run-dir new --results "$SCRATCH/r2" --patches "$src"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--patches: $src/0009-empty.patch holds no diff"* ]]
+	[ -z "$(ls "$SCRATCH/r2")" ]
+	run "$NMX" run-dir new --results "$SCRATCH/r2" --patches "$SCRATCH/none"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--patches $SCRATCH/none: no such file or directory"* ]]
 }

@@ -142,12 +142,14 @@ static const struct command commands[] = {
 "        the run's planned cells (\"tree variant cell\"; --dirs: \"TREE-VARIANT/CELL\"):\n"
 "        every one, or those with a result (finished) or without\n" },
 	{ "run-dir", cmd_run_dir, 0,
-"run-dir new --results DIR [--shard ID]\n"
+"run-dir new --results DIR [--shard ID] [--patches PATH]\n"
 "run-dir plan --run RUN_DIR [--local-tree CHECKOUT [--local-series TREE]] <PLAN\n"
 "run-dir show|resume|finish --run RUN_DIR\n"
 "run-dir interrupted --run RUN_DIR --signal SIG --resume COMMAND\n"
-"        a run directory's life (matrix.sh, bisect.sh): new makes one (its id\n"
-"        printed: the time, or the shard's); plan writes the planned cells and a\n"
+"        a run directory's life (matrix.sh, bisect.sh): new makes one (id<TAB>ID:\n"
+"        the time, or the shard's; dir<TAB>DIR; with --patches, a directory of\n"
+"        *.patch/*.diff/*.mbox or one file, imported as mails git am takes:\n"
+"        patches<TAB>ITS COPY); plan writes the planned cells and a\n"
 "        --tree run's checkout; show prints what it was started with (patches,\n"
 "        local_tree, local_series, shard, baseline, interrupted: KEY<TAB>VALUE);\n"
 "        resume shows it after clearing interrupted.txt; interrupted writes that\n"

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "patches.h"
 #include "rundir.h"
 #include "status.h"
 
@@ -437,12 +438,41 @@ static int valid_run_id(const char *id)
 		      "0123456789._-") == strlen(id);
 }
 
+static int remove_tree(const char *dir)
+{
+	return nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 /*
- * A new run directory under @results, its id printed: the time (UTC), with
- * "-N" if a run of that second exists; or @shard's, which must not hold a
- * run yet, marked as a shard.
+ * The run made, printed as "id<TAB>ID" and "dir<TAB>DIR", and with
+ * @patches imported into it (nmx: patches.c), "patches<TAB>ITS COPY". A
+ * run whose patches cannot be imported is removed again.
  */
-static int run_new(const char *results, const char *shard)
+static int run_made(const char *results, const char *id, const char *patches)
+{
+	char dir[4096], copy[4200];
+
+	if (run_path(dir, sizeof(dir), results, id))
+		return EXIT_INFRA;
+	if (patches) {
+		snprintf(copy, sizeof(copy), "%s/%s", dir, RUNDIR_PATCHES);
+		if (import_patches(patches, copy)) {
+			remove_tree(dir);
+			return EXIT_INFRA;
+		}
+	}
+	printf("id\t%s\ndir\t%s\n", id, dir);
+	if (patches)
+		printf("patches\t%s\n", copy);
+	return EXIT_PASS;
+}
+
+/*
+ * A new run directory under @results: its id the time (UTC), with "-N" if
+ * a run of that second exists; or @shard's, which must not hold a run
+ * yet, marked as a shard. @patches: a maintainer's, imported into it.
+ */
+static int run_new(const char *results, const char *shard, const char *patches)
 {
 	char id[64], dir[4096];
 	time_t now = time(NULL);
@@ -471,18 +501,15 @@ static int run_new(const char *results, const char *shard)
 		if ((mkdir(dir, 0777) && errno != EEXIST) ||
 		    write_whole(dir, RUNDIR_SHARD, ""))
 			return EXIT_INFRA;
-		printf("%s\n", shard);
-		return EXIT_PASS;
+		return run_made(results, shard, patches);
 	}
 	gmtime_r(&now, &tm);
 	n = strftime(id, sizeof(id), "%Y%m%dT%H%M%SZ", &tm);
 	for (i = 1; i < 1000; i++) {
 		if (run_path(dir, sizeof(dir), results, id))
 			return EXIT_INFRA;
-		if (!mkdir(dir, 0777)) {
-			printf("%s\n", id);
-			return EXIT_PASS;
-		}
+		if (!mkdir(dir, 0777))
+			return run_made(results, id, patches);
 		if (errno != EEXIST)
 			break;
 		snprintf(id + n, sizeof(id) - n, "-%d", i);
@@ -687,10 +714,12 @@ int cmd_run_dir(int argc, char **argv)
 		{ "local-series", required_argument, 0, 'S' },
 		{ "signal", required_argument, 0, 'g' },
 		{ "resume", required_argument, 0, 'c' },
+		{ "patches", required_argument, 0, 'p' },
 		{ 0 }
 	};
 	const char *results = NULL, *run = NULL, *shard = NULL, *local = NULL;
-	const char *series = NULL, *sig = NULL, *resume = NULL, *verb;
+	const char *series = NULL, *sig = NULL, *resume = NULL, *patches = NULL;
+	const char *verb;
 	int opt;
 
 	if (argc < 2)
@@ -707,14 +736,15 @@ int cmd_run_dir(int argc, char **argv)
 		case 'S': series = optarg; break;
 		case 'g': sig = optarg; break;
 		case 'c': resume = optarg; break;
+		case 'p': patches = optarg; break;
 		default: goto usage;
 		}
 	}
 	if (optind != argc)
 		goto usage;
 	if (!strcmp(verb, "new") && results && !run && !local && !sig && !resume)
-		return run_new(results, shard);
-	if (results || shard || !run)
+		return run_new(results, shard, patches);
+	if (results || shard || patches || !run)
 		goto usage;
 	if (!strcmp(verb, "plan") && !sig && !resume && (local || !series))
 		return run_plan(run, local, series);
@@ -738,7 +768,7 @@ int cmd_run_dir(int argc, char **argv)
 	if (!strcmp(verb, "finish") && !sig && !resume)
 		return run_finish(run);
 usage:
-	fprintf(stderr, "usage: nmx run-dir new --results DIR [--shard ID]\n"
+	fprintf(stderr, "usage: nmx run-dir new --results DIR [--shard ID] [--patches PATH]\n"
 		"       nmx run-dir plan --run DIR [--local-tree CHECKOUT [--local-series TREE]] <PLAN\n"
 		"       nmx run-dir show|resume|finish --run DIR\n"
 		"       nmx run-dir interrupted --run DIR --signal SIG --resume COMMAND\n");
