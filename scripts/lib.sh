@@ -41,34 +41,14 @@ suite_package_dir() {
 	printf '%s\n' "$NMX_CACHE/debian/$1/$2"
 }
 
-# package_of TOOL: the Debian package that provides it, for the messages
-# that say what to install.
-package_of() {
-	case $1 in
-	*-linux-gnu*-gcc) echo "gcc-${1%-gcc}" ;;
-	mkimage) echo u-boot-tools ;;
-	fdtput) echo device-tree-compiler ;;
-	qemu-system-x86_64 | qemu-system-i386) echo qemu-system-x86 ;;
-	qemu-system-arm | qemu-system-aarch64) echo qemu-system-arm ;;
-	qemu-system-mips*) echo qemu-system-mips ;;
-	qemu-system-ppc*) echo qemu-system-ppc ;;
-	qemu-system-*) echo qemu-system-misc ;;
-	dpkg-query) echo dpkg ;;
-	xz) echo xz-utils ;;
-	flock) echo util-linux ;;
-	*) echo "$1" ;;
-	esac
-}
-
-# missing_tools TOOL...: "tool (Debian package p), ..." for those not on PATH.
+# missing_tools TOOL...: "tool (Debian package p), ..." for those not on
+# PATH (nmx missing-tools names the package), and success; none missing:
+# nothing, and failure.
 missing_tools() {
-	local tool missing=''
-	for tool in "$@"; do
-		command -v "$tool" >/dev/null 2>&1 ||
-			missing+="${missing:+, }$tool (Debian package $(package_of "$tool"))"
-	done
-	[ -n "$missing" ] || return 1
-	printf '%s\n' "$missing"
+	local out rc=0
+	out=$(nmx missing-tools "$@") || rc=$?
+	[ "$rc" -ne 0 ] || return 1
+	printf '%s\n' "${out:-(nmx missing-tools failed, exit $rc)}"
 }
 
 # NMX_PATCHES: the run's copy of a maintainer's patches (matrix.sh

@@ -613,3 +613,15 @@ fake_cell() { # dir status-of-configure
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"unknown tree 'linux-9.9'"* ]]
 }
+
+@test "missing-tools: each tool not on PATH with the Debian package that has it; exit 1, or 0 with none missing" {
+	run "$NMX" missing-tools sh nmx-none-linux-gnu-gcc qemu-system-nmxarch qemu-system-ppc-nmx nmx-no-tool
+	[ "$status" -eq 1 ]
+	[ "$output" = "nmx-none-linux-gnu-gcc (Debian package gcc-nmx-none-linux-gnu), qemu-system-nmxarch (Debian package qemu-system-misc), qemu-system-ppc-nmx (Debian package qemu-system-ppc), nmx-no-tool (Debian package nmx-no-tool)" ]
+	run "$NMX" missing-tools sh /bin/sh
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	PATH=/nonexistent run "$NMX" missing-tools sh
+	[ "$status" -eq 1 ]
+	[ "$output" = "sh (Debian package sh)" ]
+}

@@ -5,10 +5,12 @@
  * matrix.yaml and arches/, for the scripts and the guest.
  */
 #include <dirent.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "facts.h"
@@ -337,6 +339,86 @@ int cmd_deps(int argc, char **argv)
 	strlist_free(&packages);
 	strlist_free(&archs);
 	return err || fflush(stdout) ? EXIT_INFRA : EXIT_PASS;
+}
+
+/* ---- missing-tools ---------------------------------------------------- */
+
+/*
+ * Which Debian package provides a tool the steps run, for the message that
+ * says what to install (the arch files' packages: are what install-deps.sh
+ * installs; this names the one a missing command comes from). First match
+ * wins; a tool no pattern matches is its own package's name.
+ */
+static const struct {
+	const char *pattern;	/* fnmatch(3) */
+	const char *package;	/* NULL: "gcc-" and the tool without "-gcc" */
+} providers[] = {
+	{ "*-linux-gnu*-gcc", NULL },
+	{ "mkimage", "u-boot-tools" },
+	{ "fdtput", "device-tree-compiler" },
+	{ "qemu-system-x86_64", "qemu-system-x86" },
+	{ "qemu-system-i386", "qemu-system-x86" },
+	{ "qemu-system-arm", "qemu-system-arm" },
+	{ "qemu-system-aarch64", "qemu-system-arm" },
+	{ "qemu-system-mips*", "qemu-system-mips" },
+	{ "qemu-system-ppc*", "qemu-system-ppc" },
+	{ "qemu-system-*", "qemu-system-misc" },
+	{ "dpkg-query", "dpkg" },
+	{ "xz", "xz-utils" },
+	{ "flock", "util-linux" },
+};
+
+/* Is @tool a command this process can run (as the shell's command -v)? */
+static int on_path(const char *tool)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char file[4096];
+
+	if (strchr(tool, '/'))
+		return !access(tool, X_OK);
+	for (p = path ? path : ""; ; p = end + 1) {
+		end = strchr(p, ':');
+		if (!end)
+			end = p + strlen(p);
+		snprintf(file, sizeof(file), "%.*s/%s", (int)(end - p),
+			 end == p ? "." : p, tool);
+		if (!access(file, X_OK))
+			return 1;
+		if (!*end)
+			return 0;
+	}
+}
+
+/*
+ * "TOOL (Debian package P), ..." for the tools not on PATH, exit 1; none
+ * missing: nothing, exit 0.
+ */
+int cmd_missing_tools(int argc, char **argv)
+{
+	int i, missing = 0;
+	size_t k;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: nmx missing-tools TOOL...\n");
+		return EXIT_INFRA;
+	}
+	for (i = 1; i < argc; i++) {
+		if (on_path(argv[i]))
+			continue;
+		for (k = 0; k < sizeof(providers) / sizeof(providers[0]); k++)
+			if (!fnmatch(providers[k].pattern, argv[i], 0))
+				break;
+		printf("%s%s (Debian package ", missing++ ? ", " : "", argv[i]);
+		if (k == sizeof(providers) / sizeof(providers[0]))
+			printf("%s)", argv[i]);
+		else if (providers[k].package)
+			printf("%s)", providers[k].package);
+		else
+			printf("gcc-%.*s)", (int)(strlen(argv[i]) - 4), argv[i]);
+	}
+	if (missing)
+		printf("\n");
+	return missing ? EXIT_FAIL : EXIT_PASS;
 }
 
 /* ---- guest-header ----------------------------------------------------- */

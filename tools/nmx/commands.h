@@ -56,6 +56,7 @@ int cmd_plan(int argc, char **argv);
 int cmd_trees(int argc, char **argv);
 int cmd_describe(int argc, char **argv);
 int cmd_deps(int argc, char **argv);
+int cmd_missing_tools(int argc, char **argv);
 int cmd_guest_header(int argc, char **argv);
 /* kconfig_cmds.c */
 int cmd_fragment(int argc, char **argv);

@@ -126,6 +126,10 @@ static const struct command commands[] = {
 	{ "deps", cmd_deps, 0,
 "deps\n"
 "        the Debian packages and busybox architectures every cell of arches/ needs\n" },
+	{ "missing-tools", cmd_missing_tools, 0,
+"missing-tools TOOL...\n"
+"        the tools not on PATH, each with the Debian package that provides it\n"
+"        (\"TOOL (Debian package P), ...\"), exit 1; none missing: exit 0\n" },
 	{ "guest-header", cmd_guest_header, 0,
 "guest-header --cell C [--tree T] | --described F [--src KERNEL_TREE]\n"
 "        the cell's facts as the C header the guest is built with\n" },
