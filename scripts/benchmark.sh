@@ -68,44 +68,46 @@ timed_run() {
 	figures_row "$top" "$mode${SELECTION[*]:+ ${SELECTION[*]}}" $((t1 - t0)) "$NMX_RESULTS/latest" >>"$FIGURES_TSV"
 }
 
+# run_figures RUN_DIR: nmx run-figures of the run into the associative
+# array FIG (kernel_cpu_seconds, boot_seconds, slowest_boot, boots).
+# shellcheck disable=SC2034 # FIG: read by the callers
+run_figures() {
+	local out key value
+	out=$(nmx run-figures "$1") || return 1
+	declare -gA FIG=()
+	while IFS=$'\t' read -r key value; do
+		FIG[$key]=$value
+	done <<<"$out"
+}
+
 # figures_row TOP MODE WALL RUN_DIR: the figures.tsv row of one measured
-# run. Floors as issue 21 defines them: the kernels' CPU seconds
-# (meta.tsv kernel_cpu_seconds) and the boots' seconds (summary.txt),
-# each summed and divided by the cores.
+# run. Floors as issue 21 defines them: the kernels' CPU seconds and the
+# boots' seconds (nmx run-figures), each summed and divided by the cores.
 figures_row() {
-	local top=$1 mode=$2 wall=$3 run
+	local top=$1 mode=$2 wall=$3 run cores
 	run=$(readlink -f "$4")
-	cat "$run"/*/*/meta.tsv 2>/dev/null |
-		awk -F'\t' '$1 == "kernel_cpu_seconds" { s += $2 } END { printf "%.0f\n", s }' |
-		awk -v date="$(date -u +%Y-%m-%d)" -v commit="$(git -C "$top" rev-parse --short HEAD)" \
-			-v mode="$mode" -v wall="$wall" -v cores="$(nproc)" -v id="$(basename "$run")" \
-			-v summary="$run/summary.txt" '
-		{ cpu = $1 }
-		END {
-			while ((getline line < summary) > 0) {
-				n = split(line, f, " ")
-				if (n >= 6 && f[1] ~ /-/ && f[6] ~ /^[0-9.]+$/) {
-					boots += f[6]
-					if (f[6] + 0 > slowest)
-						slowest = f[6] + 0
-				}
-			}
-			printf "%s\t%s\t%s\t%d\t%.0f\t%.0f\t%.1f\t%s\n", date, commit, mode, wall,
-				cpu / cores, boots / cores, slowest, id
-		}'
+	cores=$(nproc)
+	run_figures "$run" || return 1
+	awk -v date="$(date -u +%Y-%m-%d)" -v commit="$(git -C "$top" rev-parse --short HEAD)" \
+		-v mode="$mode" -v wall="$wall" -v cores="$cores" -v id="$(basename "$run")" \
+		-v cpu="${FIG[kernel_cpu_seconds]}" -v boots="${FIG[boot_seconds]}" \
+		-v slowest="${FIG[slowest_boot]%%$'\t'*}" 'BEGIN {
+		printf "%s\t%s\t%s\t%d\t%.0f\t%.0f\t%.1f\t%s\n", date, commit, mode, wall,
+			cpu / cores, boots / cores, slowest, id
+	}'
 }
 
 # The slowest boot + verdict of the latest run, against the 15 s target.
 slowest_boot() {
-	awk 'NR > 1 && NF >= 6 && $1 ~ /-/ && $6 + 0 > max { max = $6; at = $1 "/" $2 }
-		END { printf "slowest boot %.1f s (%s)", max, at }' "$NMX_RESULTS/latest/summary.txt"
+	run_figures "$NMX_RESULTS/latest" || return 0
+	printf 'slowest boot %s s (%s)' "${FIG[slowest_boot]%%$'\t'*}" "${FIG[slowest_boot]#*$'\t'}"
 }
 
 # The kernel builds' CPU seconds over the cores, and wall / that floor.
 compile_floor() { # wall-seconds
 	local cpu
-	cpu=$(cat "$NMX_RESULTS"/latest/*/*/meta.tsv 2>/dev/null |
-		awk -F'\t' '$1 == "kernel_cpu_seconds" { s += $2 } END { printf "%.0f", s }')
+	run_figures "$NMX_RESULTS/latest" || return 0
+	cpu=${FIG[kernel_cpu_seconds]}
 	if [ "${cpu:-0}" -lt 60 ]; then
 		printf 'kernels %s CPU s' "${cpu:-0}"
 		return
@@ -146,7 +148,7 @@ scale_table() {
 # seconds in these runs; then per variant, each cell's on any tree (its
 # largest) and the median cell's, which nmx estimate falls back on.
 typical_table() {
-	local run f tv cell verdict
+	local run
 	[ $# -gt 0 ] || { echo "usage: $0 --typical RUN_DIR..." >&2; exit 2; }
 	printf '# Seconds per stage of a first run on an empty cache, 2 cores (Debian 12),\n'
 	printf '# from %s\n' "$(for run in "$@"; do basename "$(readlink -f "$run")"; done | tr '\n' ' ')"
@@ -162,18 +164,9 @@ typical_table() {
 			continue
 		fi
 		[ -d "$run" ] || { echo "$0 --typical: $run: no run directory nor table" >&2; exit 2; }
-		for f in "$run"/*/*/stages.tsv; do
-			[ -f "$f" ] || continue
-			cell=$(basename "$(dirname "$f")")
-			tv=$(basename "$(dirname "$(dirname "$f")")")
-			# A boot that did not pass (a kernel stopped by a failed
-			# selftest) says nothing of how long a boot takes.
-			verdict=$(head -c 5 "$(dirname "$f")/verdict.txt" 2>/dev/null || true)
-			awk -F'\t' -v tv="$tv" -v cell="$cell" -v pass="$verdict" \
-				'$2 == "ok" && ($1 != "boot" || pass == "PASS:") { printf "%s\t%s\t%s\t%.0f\n", tv, cell, $1, $3 }' "$f"
-			awk -F'\t' -v tv="$tv" -v cell="$cell" '$1 == "kernel_cpu_seconds" { printf "%s\t%s\tkernel_cpu\t%.0f\n", tv, cell, $2 }' \
-				"$(dirname "$f")/meta.tsv" 2>/dev/null
-		done
+		# A boot that did not pass (a kernel stopped by a failed
+		# selftest) says nothing of how long a boot takes: nmx leaves it out.
+		nmx run-figures --stages "$run" || exit 2
 	done | awk -F'\t' '
 		{ key = $1 "\t" $2 "\t" $3; if (!(key in v)) order[n++] = key; v[key] = $4 }
 		END {
@@ -238,7 +231,7 @@ one_file_clone() { # dir comment|code tag
 # what finding the patch by hand costs (a --patches run per prefix of the
 # series: the patches run's wall time, once per patch).
 bisect_series() {
-	local t0 t1 t2 rc=0 brc=0 run n steps boots cpu
+	local t0 t1 t2 rc=0 brc=0 run n steps boots cpu step
 	n=$(find "$1" -maxdepth 1 -name '*.patch' | wc -l)
 	t0=$(date +%s)
 	"$NMX_TOP/matrix.sh" --no-install --patches "$1" "${SELECTION[@]}" >/dev/null 2>&1 || rc=$?
@@ -248,14 +241,15 @@ bisect_series() {
 	"$NMX_TOP/matrix.sh" --bisect "$(basename "$run")" >/dev/null 2>&1 || brc=$?
 	t2=$(date +%s)
 	steps=$(cat "$run"/bisect/*/steps.tsv 2>/dev/null | wc -l || true)
-	boots=0
-	for f in "$run"/bisect/*/steps/2*/*/*/stages.tsv; do
-		# (steps/latest is a link to one of them)
-		grep -q '^boot	' "$f" 2>/dev/null || continue
-		grep -q '^boot_reused_from' "${f%/*}/meta.tsv" || boots=$((boots + 1))
+	boots=0 cpu=0
+	# Each step is a run of its own (steps/latest links to one of them).
+	for step in "$run"/bisect/*/steps/2*/; do
+		if [ ! -d "$step" ] || ! run_figures "$step"; then
+			continue
+		fi
+		boots=$((boots + FIG[boots]))
+		cpu=$((cpu + FIG[kernel_cpu_seconds]))
 	done
-	cpu=$(cat "$run"/bisect/*/steps/2*/*/*/meta.tsv 2>/dev/null |
-		awk -F'\t' '$1 == "kernel_cpu_seconds" { s += $2 } END { printf "%.0f\n", s }' || true)
 	printf '%s\t%s\t%s\t%d\t%.0f\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%d)" \
 		"$(git -C "$NMX_TOP" rev-parse --short HEAD)" \
 		"bisect $n${SELECTION[*]:+ ${SELECTION[*]}}" $((t2 - t1)) "$((cpu / $(nproc)))" - - \

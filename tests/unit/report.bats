@@ -178,3 +178,17 @@ two_tree_run() {
 	grep -q '<h4>linux-6.1-upstream vs linux-6.12-upstream</h4>' "$SCRATCH/run/report.html"
 	grep -q '<h4>upstream vs seed</h4>' "$SCRATCH/run/report.html"
 }
+
+@test "run-figures: a run's CPU and boot seconds, its slowest boot, its boots; per stage only what did its work" {
+	run "$NMX" run-figures "$TESTS_DIR/report/runs/all-pass"
+	[ "$status" -eq 0 ]
+	[ "$output" = "$(printf 'kernel_cpu_seconds\t0\nboot_seconds\t88.2\nslowest_boot\t25.7\tlinux-6.1-upstream/x86_64\nboots\t5')" ]
+	run "$NMX" run-figures --stages "$TESTS_DIR/report/runs/mixed"
+	[ "$status" -eq 0 ]
+	# arm-be8 unfixed failed its selftests: its boot says nothing of a boot's length
+	[[ "$output" == *$'linux-6.1-unfixed\tarm-be8\tkernel\t40'* ]]
+	[[ "$output" != *$'linux-6.1-unfixed\tarm-be8\tboot'* ]]
+	[[ "$output" == *$'linux-6.1-upstream\tarm64\tboot\t15'* ]]
+	run "$NMX" run-figures
+	[ "$status" -eq 2 ]
+}

@@ -85,6 +85,7 @@ int cmd_summary(int argc, char **argv);
 int cmd_step_verdict(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_run_figures(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 /*
  * A cell's facts, resolved for its tree's kernel version, as the lines

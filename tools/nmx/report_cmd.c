@@ -408,3 +408,71 @@ infra:
 		fclose(out);
 	return EXIT_INFRA;
 }
+
+/* ---- run-figures ------------------------------------------------------ */
+
+/*
+ * A run's figures for scripts/benchmark.sh, from its cells' result.json
+ * (the records nmx result merged): without --stages, KEY<TAB>VALUE lines
+ * kernel_cpu_seconds (the kernel builds' CPU seconds, summed),
+ * boot_seconds (the boots' seconds, summed), slowest_boot (seconds<TAB>
+ * TREE-VARIANT/CELL), boots (boots that ran, not judged from an earlier
+ * console). --stages: "TREE-VARIANT<TAB>CELL<TAB>STAGE<TAB>SECONDS" for
+ * each stage that did its work (a boot only if the cell passed: one cut
+ * short by a failed selftest says nothing of how long a boot takes), and
+ * the kernel's CPU seconds as stage kernel_cpu.
+ */
+int cmd_run_figures(int argc, char **argv)
+{
+	double cpu = 0, boots = 0, slowest = 0, secs;
+	const char *dir, *slowest_at = "", *v;
+	struct run run;
+	json_t *st;
+	size_t k;
+	int i, stages = 0, booted = 0;
+
+	if (argc == 3 && !strcmp(argv[1], "--stages"))
+		stages = 1;
+	if (argc != 2 + stages) {
+		fprintf(stderr, "usage: nmx run-figures [--stages] RUN_DIR\n");
+		return EXIT_INFRA;
+	}
+	dir = argv[argc - 1];
+	if (run_load(&run, dir))
+		return EXIT_INFRA;
+	for (i = 0; i < run.nr; i++) {
+		const struct cell_run *c = &run.c[i];
+
+		v = env_str(c, "kernel_cpu_seconds");
+		cpu += atof(v);
+		secs = cell_seconds(c, "boot");
+		boots += secs;
+		if (secs > slowest) {
+			slowest = secs;
+			slowest_at = c->rel;
+		}
+		if (json_object_get(json_object_get(c->r, "seconds"), "boot") &&
+		    !*env_str(c, "boot_reused_from"))
+			booted++;
+		if (!stages)
+			continue;
+		json_array_foreach(json_object_get(c->r, "stages"), k, st) {
+			const char *name = json_string_value(json_object_get(st, "name"));
+			const char *status = json_string_value(json_object_get(st, "status"));
+
+			if (!name || !status || strcmp(status, "ok") ||
+			    (!strcmp(name, "boot") && strcmp(c->status, "PASS")))
+				continue;
+			printf("%s\t%s\t%s\t%.0f\n", c->tv, c->cell, name,
+			       json_number_value(json_object_get(st, "seconds")));
+		}
+		if (*v)
+			printf("%s\t%s\tkernel_cpu\t%.0f\n", c->tv, c->cell, atof(v));
+	}
+	if (!stages)
+		printf("kernel_cpu_seconds\t%.0f\nboot_seconds\t%.1f\n"
+		       "slowest_boot\t%.1f\t%s\nboots\t%d\n", cpu, boots, slowest,
+		       slowest_at, booted);
+	run_free(&run);
+	return fflush(stdout) ? EXIT_INFRA : EXIT_PASS;
+}
