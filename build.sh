@@ -90,24 +90,11 @@ stage_key() {
 		--cell-dir "$CELL_DIR" --build-dir "$NMX_OUT" -- "${KMAKE_VARS[@]}"
 }
 
-# The patches of this variant, in series order: the tree's, then those of
-# the extra series (a maintainer's patches, matrix.sh --patches).
+# The patches of this variant, in series order (nmx series list: the
+# tree's, less the variant's skip_patches, then a maintainer's), as main
+# read them.
 variant_patches() {
-	local name skip
-	local -a skips
-	mapfile -t skips < <(cell_list skip_patches)
-	while read -r name; do
-		case $name in '' | '#'*) continue ;; esac
-		for skip in "${skips[@]}"; do
-			[ "$name" = "$skip" ] && continue 2
-		done
-		printf '%s\n' "$SERIES_DIR/$name"
-	done <"$SERIES_DIR/series"
-	[ -n "${CELL[extra_series_dir]}" ] || return 0
-	while read -r name; do
-		case $name in '' | '#'*) continue ;; esac
-		printf '%s\n' "${CELL[extra_series_dir]}/$name"
-	done <"${CELL[extra_series_dir]}/series"
+	[ "${#PATCHES[@]}" -eq 0 ] || printf '%s\n' "${PATCHES[@]}"
 }
 
 # Is the pristine copy what was unpacked? Its git repository must work
@@ -219,7 +206,7 @@ record_tree_version() {
 }
 
 # What the reproducer replays for the series: git am onto pristine. The
-# run gets the same tree another way (series_commit).
+# run gets the same tree another way (nmx series commit).
 record_series_replay() {
 	local patch
 	recorded --skip "$CELL_DIR" git -C "$NMX_SRC" checkout -q -f --detach pristine
@@ -228,50 +215,8 @@ record_series_replay() {
 	done < <(variant_patches)
 }
 
-# The series applied onto pristine as one commit per patch (its author,
-# date and message from the mail), built in a scratch index: the worktree
-# is not touched. Prints the last commit, or the name of a patch that
-# does not apply (its rejected hunk in build.log) and fails.
-series_commit() {
-	local index scratch patch tree commit line subject
-	local -a author
-	scratch=$(mktemp -d)
-	index=$scratch/index
-	commit=$(git -C "$NMX_SRC" rev-parse 'pristine^{commit}')
-	GIT_INDEX_FILE=$index git -C "$NMX_SRC" read-tree "$commit"
-	while read -r patch; do
-		subject=$(basename "$patch")
-		git -C "$NMX_SRC" mailinfo "$scratch/msg" "$scratch/diff" <"$patch" >"$scratch/info"
-		if ! GIT_INDEX_FILE=$index git -C "$NMX_SRC" apply --cached "$scratch/diff" >>"$LOG" 2>&1; then
-			{
-				echo "== $(basename "$patch") does not apply; the rejected hunk:"
-				GIT_INDEX_FILE=$index git -C "$NMX_SRC" apply --cached --check -v "$scratch/diff" || true
-			} >>"$LOG" 2>&1
-			rm -rf "$scratch"
-			basename "$patch"
-			return 1
-		fi
-		tree=$(GIT_INDEX_FILE=$index git -C "$NMX_SRC" write-tree)
-		# A plain diff (no mail headers) gets the tool's identity.
-		author=()
-		while IFS= read -r line; do
-			case $line in
-			'Author: '?*) author+=("GIT_AUTHOR_NAME=${line#Author: }") ;;
-			'Email: '?*) author+=("GIT_AUTHOR_EMAIL=${line#Email: }") ;;
-			'Date: '?*) author+=("GIT_AUTHOR_DATE=${line#Date: }") ;;
-			'Subject: '?*) subject=${line#Subject: } ;;
-			esac
-		done <"$scratch/info"
-		commit=$(printf '%s\n\n%s\n' "$subject" "$(cat "$scratch/msg")" |
-			env "${author[@]}" git -C "$NMX_SRC" -c user.name=notrace-matrix \
-				-c user.email=notrace-matrix@localhost commit-tree "$tree" -p "$commit")
-	done < <(variant_patches)
-	rm -rf "$scratch"
-	echo "$commit"
-}
-
 stage_prepare() {
-	local stamp want patch t0 commit
+	local stamp want t0 commit rc
 	t0=$(date +%s.%N)
 	if [ -n "${CELL[tree_source]}" ]; then
 		need_tools git tar make
@@ -299,13 +244,8 @@ stage_prepare() {
 		git -C "$PRISTINE" worktree add -q --detach "$NMX_SRC" pristine >>"$LOG" 2>&1
 	fi
 	# The series state is the pristine commit plus each patch's content.
-	want=$({
-		git -C "$PRISTINE" rev-parse pristine
-		variant_patches | while read -r patch; do
-			basename "$patch"
-			cat "$patch"
-		done
-	} | sha256sum | cut -d' ' -f1)
+	want=$(nmx series key --described "${CELL[facts]}" --top "$NMX_TOP" --src "$PRISTINE") ||
+		fail_infra prepare "$(seconds_since "$t0")" "cannot make the series' key (nmx series key)"
 	stamp=$NMX_WORK/series.applied
 	printf '# tree: %s unpacked from %s into a git repository tagged "pristine"\n' \
 		"$PRISTINE" "${CELL[tree_source]:-$TARBALL}" >>"$CELL_DIR/reproduce.sh"
@@ -322,8 +262,13 @@ stage_prepare() {
 	if [ -d "$(git -C "$NMX_SRC" rev-parse --git-path rebase-apply)" ]; then
 		git -C "$NMX_SRC" am --abort >>"$LOG" 2>&1 || true
 	fi
-	commit=$(series_commit) || fail prepare "$(seconds_since "$t0")" \
-		"$commit does not apply (see build.log)"
+	# One commit per patch onto pristine, in a scratch index (nmx series
+	# commit); exit 1: the patch it prints does not apply.
+	rc=0
+	commit=$(nmx series commit --described "${CELL[facts]}" --top "$NMX_TOP" \
+		--src "$NMX_SRC" --log "$LOG") || rc=$?
+	[ "$rc" -ne 1 ] || fail prepare "$(seconds_since "$t0")" "$commit does not apply (see build.log)"
+	[ "$rc" -eq 0 ] || fail_infra prepare "$(seconds_since "$t0")" "cannot apply the series (nmx series commit)"
 	# Only files that differ from what the worktree holds are rewritten,
 	# so a one-file change to the series rebuilds that file's dependents,
 	# not everything the series touches.
@@ -600,7 +545,7 @@ load_stages() {
 }
 
 main() {
-	local stage=all last
+	local stage=all last patches
 	CELL_DIR=
 	MAKE_JOBS=
 	DISTCC=
@@ -647,10 +592,10 @@ main() {
 		PKG_VERSION=$(dpkg-query -W -f='${Version}' "${CELL[tree_package]}" 2>/dev/null || echo unknown)
 		PRISTINE=$NMX_CACHE/src/${CELL[tree_package]}_$PKG_VERSION
 	fi
-	case ${CELL[series_dir]} in
-	/*) SERIES_DIR=${CELL[series_dir]} ;;
-	*) SERIES_DIR=$NMX_TOP/${CELL[series_dir]} ;;
-	esac
+	patches=$(nmx series list --described "${CELL[facts]}" --top "$NMX_TOP") ||
+		fail_infra prepare 0 "cannot read the variant's series (nmx series list)"
+	PATCHES=()
+	[ -z "$patches" ] || mapfile -t PATCHES <<<"$patches"
 	# The tarball's time, for everything that stamps its output: Kbuild
 	# (the banner, and the built-in initramfs, whose gen_initramfs.sh
 	# needs a date it can parse), mkimage, the guest's initramfs. Fixed,

@@ -105,6 +105,8 @@ int cmd_stages(int argc, char **argv);
 int cmd_run_dir(int argc, char **argv);
 /* stagekey.c */
 int cmd_stage_key(int argc, char **argv);
+/* series.c */
+int cmd_series(int argc, char **argv);
 /* bootcache.c */
 int cmd_boot_cache(int argc, char **argv);
 /* guard.c */

@@ -169,6 +169,17 @@ static const struct command commands[] = {
 "stage-seconds --cell-dir DIR [--stage NAME]\n"
 "        the seconds DIR's stages took (\"prepare 3 s, configure 1 s, ...\"), or the\n"
 "        seconds of stage NAME if it ended ok; nothing without records\n" },
+	{ "series", cmd_series, 0,
+"series list --described F [--top DIR]\n"
+"series key --described F [--top DIR] --src PRISTINE_REPO\n"
+"series commit --described F [--top DIR] --src WORKTREE --log LOG\n"
+"        a variant's patches (list: the tree's series, less skip_patches, then a\n"
+"        maintainer's; DIR: where a relative series directory is); key: what the\n"
+"        applied series depends on (the pristine commit, each patch's name and\n"
+"        bytes); commit: the series applied onto \"pristine\" as one commit per\n"
+"        patch (author, date, message from the mail) in a scratch index, the last\n"
+"        commit printed, or the patch that does not apply (exit 1; its rejected\n"
+"        hunk in LOG)\n" },
 	{ "stages", cmd_stages, 0,
 "stages [--run-by SCRIPT]\n"
 "        the table of a cell's stages in the order they run (of SCRIPT: build.sh,\n"

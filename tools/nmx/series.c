@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * nmx series: a variant's patches and how they become the tree a cell
+ * builds (build.sh's prepare stage). list: the patches in order (the
+ * tree's series less the variant's skip_patches, then a maintainer's);
+ * key: what the applied series depends on (the pristine commit, each
+ * patch's name and bytes), kept beside the worktree; commit: the series
+ * applied onto "pristine" as one commit per patch, its author, date and
+ * message from the mail, in a scratch index, so the worktree is not
+ * touched until build.sh checks the result out (only files whose content
+ * changed are rewritten).
+ */
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "facts.h"
+#include "matrix.h"
+#include "sha256.h"
+
+/* @dir/series's names in order, skipping @skip's, as paths into @out. */
+static int read_series(const char *dir, const struct strlist *skip,
+		       struct strlist *out)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t cap = 0, n;
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/series", dir) >= (int)sizeof(path))
+		return -1;
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "nmx series: cannot read %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		n = strcspn(line, "\r\n");
+		line[n] = '\0';
+		if (!n || line[0] == '#' || (skip && strlist_has(skip, line)))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, line) >= (int)sizeof(path))
+			continue;
+		strlist_add(out, path);
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+/* The variant's patches (see above); @top: where relative series dirs are. */
+static int variant_patches(const struct cell_facts *f, const char *top,
+			   struct strlist *out)
+{
+	char dir[PATH_MAX];
+
+	if (!f->series_dir) {
+		fprintf(stderr, "nmx series: the cell's facts name no series directory\n");
+		return -1;
+	}
+	if (f->series_dir[0] == '/')
+		snprintf(dir, sizeof(dir), "%s", f->series_dir);
+	else
+		snprintf(dir, sizeof(dir), "%s/%s", top, f->series_dir);
+	if (read_series(dir, &f->skip_patches, out))
+		return -1;
+	return f->extra_series_dir ? read_series(f->extra_series_dir, NULL, out) : 0;
+}
+
+/*
+ * Runs @argv with GIT_INDEX_FILE=@index (NULL: unset by us), stdin from
+ * @in_path (NULL: ours), stdout into @out (NULL: to @err_fd, or ours if
+ * that is -1 too), stderr to @err_fd (-1: ours). The exit status, or -1.
+ */
+static int run(char *const argv[], const char *index, const char *in_path,
+	       char **out, int err_fd)
+{
+	int pipefd[2] = { -1, -1 }, status;
+	size_t len = 0, cap = 0;
+	char buf[4096], *grown;
+	ssize_t n;
+	pid_t pid;
+
+	if (out && pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		int in = in_path ? open(in_path, O_RDONLY) : -1;
+
+		if (in_path && (in < 0 || dup2(in, STDIN_FILENO) < 0))
+			_exit(127);
+		if (out) {
+			dup2(pipefd[1], STDOUT_FILENO);
+			close(pipefd[0]);
+		} else if (err_fd >= 0) {
+			dup2(err_fd, STDOUT_FILENO);
+		}
+		if (err_fd >= 0)
+			dup2(err_fd, STDERR_FILENO);
+		if (index)
+			setenv("GIT_INDEX_FILE", index, 1);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (out) {
+		close(pipefd[1]);
+		*out = NULL;
+		while ((n = read(pipefd[0], buf, sizeof(buf))) > 0) {
+			if (len + (size_t)n + 1 > cap) {
+				cap = (len + (size_t)n + 1) * 2;
+				grown = realloc(*out, cap);
+				if (!grown)
+					break;
+				*out = grown;
+			}
+			memcpy(*out + len, buf, (size_t)n);
+			len += (size_t)n;
+			(*out)[len] = '\0';
+		}
+		close(pipefd[0]);
+		if (!*out)
+			*out = strdup("");
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* @s without its trailing line ends, as $(...) takes output. */
+static char *chomp(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && s[n - 1] == '\n')
+		s[--n] = '\0';
+	return s;
+}
+
+static char *slurp_file(const char *path)
+{
+	char *text = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return NULL;
+	n = getdelim(&text, &cap, '\0', f);
+	fclose(f);
+	if (n < 0) {
+		free(text);
+		return strdup("");
+	}
+	return text;
+}
+
+/* A mail header field of git mailinfo's output ("Author: A"), or NULL. */
+static char *info_field(const char *info, const char *key)
+{
+	const char *p = info;
+	size_t k = strlen(key), n;
+
+	for (; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		n = strcspn(p, "\n");
+		if (n > k + 2 && !strncmp(p, key, k) && p[k] == ':' && p[k + 1] == ' ')
+			return strndup(p + k + 2, n - k - 2);
+	}
+	return NULL;
+}
+
+/*
+ * One patch as a commit on *@commit, from @index (where it was applied)
+ * and what git mailinfo made of its mail (@info, and @scratch/msg); the
+ * new commit in *@commit.
+ */
+static int commit_patch(const char *src, const char *scratch, const char *index,
+			const char *patch, const char *info, char **commit)
+{
+	static const char *const env_of[] = { "Author", "Email", "Date" };
+	static const char *const env_name[] = {
+		"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE"
+	};
+	char path[PATH_MAX], *msg, *tree = NULL, *subject, *value, *parent = *commit;
+	char *write_tree[] = { "git", "-C", (char *)src, "write-tree", NULL };
+	char *commit_tree[] = { "git", "-C", (char *)src, "-c", "user.name=notrace-matrix",
+				"-c", "user.email=notrace-matrix@localhost", "commit-tree",
+				NULL, "-p", parent, NULL };
+	const char *base = strrchr(patch, '/');
+	FILE *f;
+	size_t i;
+	int err = -1;
+
+	snprintf(path, sizeof(path), "%s/msg", scratch);
+	msg = slurp_file(path);
+	if (!msg || run(write_tree, index, NULL, &tree, -1))
+		goto out;
+	/* A plain diff (no mail headers) gets the tool's identity. */
+	subject = info_field(info, "Subject");
+	snprintf(path, sizeof(path), "%s/message", scratch);
+	f = fopen(path, "w");
+	if (!f)
+		goto out;
+	fprintf(f, "%s\n\n%s\n", subject ? subject : base ? base + 1 : patch,
+		chomp(msg));
+	free(subject);
+	if (fclose(f))
+		goto out;
+	for (i = 0; i < 3; i++) {
+		value = info_field(info, env_of[i]);
+		if (value)
+			setenv(env_name[i], value, 1);
+		free(value);
+	}
+	commit_tree[8] = chomp(tree);
+	*commit = NULL;
+	err = run(commit_tree, NULL, path, commit, -1) ? -1 : 0;
+	if (*commit)
+		chomp(*commit);
+	free(parent);
+	for (i = 0; i < 3; i++)
+		unsetenv(env_name[i]);
+out:
+	free(msg);
+	free(tree);
+	return err;
+}
+
+/*
+ * The series applied onto @src's "pristine" (see the top of this file):
+ * prints the last commit; or the name of the patch that does not apply,
+ * its rejected hunk appended to @log, exit 1.
+ */
+static int series_commit(const struct strlist *patches, const char *src,
+			 const char *log)
+{
+	char scratch[] = "/tmp/nmx-series.XXXXXX", index[PATH_MAX];
+	char msg[PATH_MAX], diff[PATH_MAX];
+	char *rev_parse[] = { "git", "-C", (char *)src, "rev-parse",
+			      "pristine^{commit}", NULL };
+	char *read_tree[] = { "git", "-C", (char *)src, "read-tree", NULL, NULL };
+	char *mailinfo[] = { "git", "-C", (char *)src, "mailinfo", msg, diff, NULL };
+	char *apply[] = { "git", "-C", (char *)src, "apply", "--cached", diff, NULL };
+	char *check[] = { "git", "-C", (char *)src, "apply", "--cached", "--check",
+			  "-v", diff, NULL };
+	char *commit = NULL, *out = NULL;
+	const char *base;
+	int log_fd, ret = EXIT_INFRA;
+	size_t i;
+
+	log_fd = open(log, O_WRONLY | O_APPEND | O_CREAT, 0666);
+	if (log_fd < 0 || !mkdtemp(scratch)) {
+		fprintf(stderr, "nmx series: cannot write %s or a scratch directory: %s\n",
+			log, strerror(errno));
+		goto out;
+	}
+	snprintf(index, sizeof(index), "%s/index", scratch);
+	snprintf(msg, sizeof(msg), "%s/msg", scratch);
+	snprintf(diff, sizeof(diff), "%s/diff", scratch);
+	if (run(rev_parse, NULL, NULL, &commit, log_fd)) {
+		fprintf(stderr, "nmx series: %s has no commit 'pristine'\n", src);
+		goto out;
+	}
+	read_tree[4] = chomp(commit);
+	if (run(read_tree, index, NULL, NULL, log_fd))
+		goto out;
+	for (i = 0; i < patches->n; i++) {
+		base = strrchr(patches->v[i], '/');
+		base = base ? base + 1 : patches->v[i];
+		free(out);
+		out = NULL;
+		if (run(mailinfo, NULL, patches->v[i], &out, log_fd)) {
+			fprintf(stderr, "nmx series: git mailinfo cannot read %s\n", base);
+			goto out;
+		}
+		if (run(apply, index, NULL, NULL, log_fd)) {
+			dprintf(log_fd, "== %s does not apply; the rejected hunk:\n", base);
+			run(check, index, NULL, NULL, log_fd);
+			printf("%s\n", base);
+			ret = EXIT_FAIL;
+			goto out;
+		}
+		if (commit_patch(src, scratch, index, patches->v[i], out, &commit)) {
+			fprintf(stderr, "nmx series: cannot commit %s\n", base);
+			goto out;
+		}
+	}
+	printf("%s\n", commit);
+	ret = EXIT_PASS;
+out:
+	if (log_fd >= 0)
+		close(log_fd);
+	free(commit);
+	free(out);
+	if (scratch[strlen(scratch) - 1] != 'X') {
+		const char *names[] = { "index", "msg", "diff", "message" };
+		char p[PATH_MAX];
+
+		for (i = 0; i < 4; i++) {
+			snprintf(p, sizeof(p), "%s/%s", scratch, names[i]);
+			unlink(p);
+		}
+		rmdir(scratch);
+	}
+	return ret;
+}
+
+/*
+ * What the applied series depends on: sha256 over the pristine commit's
+ * "HASH\n", then each patch's name, a line end and its bytes.
+ */
+static int series_key(const struct strlist *patches, const char *pristine)
+{
+	char *rev_parse[] = { "git", "-C", (char *)pristine, "rev-parse", "pristine", NULL };
+	char *head = NULL, hex[65], buf[65536];
+	unsigned char digest[32];
+	struct sha256 s;
+	const char *base;
+	size_t i, n;
+	FILE *f;
+
+	if (run(rev_parse, NULL, NULL, &head, -1)) {
+		free(head);
+		fprintf(stderr, "nmx series: %s has no commit 'pristine'\n", pristine);
+		return EXIT_INFRA;
+	}
+	sha256_init(&s);
+	sha256_update(&s, head, strlen(head));
+	free(head);
+	for (i = 0; i < patches->n; i++) {
+		base = strrchr(patches->v[i], '/');
+		base = base ? base + 1 : patches->v[i];
+		sha256_update(&s, base, strlen(base));
+		sha256_update(&s, "\n", 1);
+		f = fopen(patches->v[i], "r");
+		if (!f) {
+			fprintf(stderr, "nmx series: cannot read %s: %s\n",
+				patches->v[i], strerror(errno));
+			return EXIT_INFRA;
+		}
+		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+			sha256_update(&s, buf, n);
+		fclose(f);
+	}
+	sha256_final(&s, digest);
+	sha256_hex(digest, hex);
+	printf("%s\n", hex);
+	return EXIT_PASS;
+}
+
+int cmd_series(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "described", required_argument, 0, 'F' },
+		{ "top", required_argument, 0, 't' },
+		{ "src", required_argument, 0, 's' },
+		{ "log", required_argument, 0, 'l' },
+		{ 0 }
+	};
+	const char *described = NULL, *top = ".", *src = NULL, *log = NULL, *verb;
+	struct strlist patches = { 0 };
+	struct cell_facts f;
+	int opt, ret = EXIT_INFRA;
+	size_t i;
+
+	if (argc < 2)
+		goto usage;
+	verb = argv[1];
+	argc--;
+	argv++;
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'F': described = optarg; break;
+		case 't': top = optarg; break;
+		case 's': src = optarg; break;
+		case 'l': log = optarg; break;
+		default: goto usage;
+		}
+	}
+	if (optind != argc || !described ||
+	    (strcmp(verb, "list") && !src) || (!strcmp(verb, "list") && src) ||
+	    (!strcmp(verb, "commit") != !!log))
+		goto usage;
+	if (facts_read(&f, described))
+		return EXIT_INFRA;
+	if (!variant_patches(&f, top, &patches)) {
+		if (!strcmp(verb, "list")) {
+			for (i = 0; i < patches.n; i++)
+				printf("%s\n", patches.v[i]);
+			ret = EXIT_PASS;
+		} else if (!strcmp(verb, "key")) {
+			ret = series_key(&patches, src);
+		} else if (!strcmp(verb, "commit")) {
+			ret = series_commit(&patches, src, log);
+		} else {
+			facts_free(&f);
+			strlist_free(&patches);
+			goto usage;
+		}
+	}
+	facts_free(&f);
+	strlist_free(&patches);
+	return ret;
+usage:
+	fprintf(stderr, "usage: nmx series list --described CELL_TSV [--top DIR]\n"
+		"       nmx series key --described CELL_TSV [--top DIR] --src PRISTINE_REPO\n"
+		"       nmx series commit --described CELL_TSV [--top DIR] --src WORKTREE --log LOG\n");
+	return EXIT_INFRA;
+}
