@@ -2,17 +2,19 @@
 /*
  * libFuzzer target: a cell's records as the run directory holds them,
  * merged by `nmx result`, read back by the reports' loader (run_load) and
- * written as every report and compared with itself.
- * Input: stages.tsv, meta.tsv, verdict.json, boot.log, separated by
- * "\n--8<--\n".
+ * written as every report and compared with itself; and the cell's facts
+ * (cell.tsv) as every step reads them (facts_read), written back.
+ * Input: stages.tsv, meta.tsv, verdict.json, boot.log, cell.tsv, separated
+ * by "\n--8<--\n".
  */
-#include "fuzz_util.h"
+#include "fuzz_util.h"	/* first: it asks for _GNU_SOURCE (memmem) */
+#include "facts.h"
 #include "report.h"
 
 int nmx_main(int argc, char **argv);
 
 static const char *const parts[] = {
-	"stages.tsv", "meta.tsv", "verdict.json", "boot.log",
+	"stages.tsv", "meta.tsv", "verdict.json", "boot.log", "cell.tsv",
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -34,6 +36,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_part(data, size, i, &part, &len);
 		snprintf(path, sizeof(path), "%s/%s", cell, parts[i]);
 		fuzz_write(path, part, len);
+	}
+	snprintf(path, sizeof(path), "%s/cell.tsv", cell);
+	{
+		struct cell_facts f;
+
+		null = fopen("/dev/null", "w");
+		if (!facts_read(&f, path)) {
+			facts_write(null, &f);
+			facts_free(&f);
+		}
+		fclose(null);
 	}
 	snprintf(path, sizeof(path), "%s/result.json", cell);
 	unlink(path);
