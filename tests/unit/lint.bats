@@ -27,3 +27,24 @@ and_checks_before_the_end() { # FILES...
 	run and_checks_before_the_end "$SCRATCH/bad.bats"
 	[[ "$output" == *"bad.bats:2:"* ]]
 }
+
+# Each script with scripts/lib.sh, whose functions it calls, as one text
+# (tests/locals.awk reads it twice).
+locals_of() { # SCRIPT
+	cat "$TOP/scripts/lib.sh" "$1" >"$SCRATCH/whole.sh"
+	awk -f "$TOP/tests/locals.awk" "$SCRATCH/whole.sh" "$SCRATCH/whole.sh"
+}
+
+@test "lint: no shell function reads or sets another function's locals" {
+	local f out=''
+	for f in "$TOP"/*.sh "$TOP"/scripts/*.sh; do
+		out+=$(locals_of "$f")
+	done
+	[ -z "$out" ] || { echo "$out"; false; }
+}
+
+@test "lint: the locals check can fail (a helper that sets its caller's array)" {
+	printf 'a() {\n\tlocal -a argv\n\tb\n}\n\nb() {\n\targv=(x)\n}\n' >"$SCRATCH/bad.sh"
+	run locals_of "$SCRATCH/bad.sh"
+	[[ "$output" == *"b uses 'argv' (local in"*" a)"* ]]
+}
