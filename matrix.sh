@@ -138,9 +138,10 @@ compare_patches() {
 	local out=$RUN_DIR/patches-compare.md tree rc=0 one
 	local -a trees
 	mapfile -t trees < <(nmx run-cells --run "$RUN_DIR" | cut -d' ' -f1 | awk '!seen[$0]++')
+	run_facts show --run "$RUN_DIR" || return 2
 	{
 		printf '# notrace-matrix --patches: upstream -> upstream + the patches\n\n'
-		printf 'Patches (%s):\n\n' "$(tail -n 1 "$NMX_PATCHES/series.imported-from" | sed 's/^# imported from //')"
+		printf 'Patches (%s):\n\n' "${RUN[patches_from]:-?}"
 		sed 's/^/- /' "$NMX_PATCHES/series"
 	} >"$out"
 	for tree in "${trees[@]}"; do

@@ -18,6 +18,7 @@ load helpers
 	grep -q '"status": "TEST_FAIL"' "$(run_dir)/fake-good-patched/fakeboot/result.json"
 	grep -q 'REGRESSED: pruned_subtree_hidden' "$(run_dir)/patches-compare.md"
 	grep -q '1 regression(s)' "$(run_dir)/patches-compare.md"
+	grep -qx "Patches ($SCRATCH/break.patch):" "$(run_dir)/patches-compare.md"
 	# The patch is applied after the tree's series, and kept with the run.
 	grep -q '^series	0001-fake-Patch-the-README.patch 0001-break.patch$' \
 		"$(run_dir)/fake-good-patched/fakeboot/meta.tsv"

@@ -217,6 +217,9 @@ load helpers
 	grep -qx 'Subject: \[PATCH\] 0007-fix-it.diff' "$dir/0001-fix-it.patch"
 	grep -qx 'Subject: \[PATCH 2/2\] two' "$dir/0003-series.patch"
 	[ "$(tail -n 1 "$dir/series.imported-from")" = "# imported from $src" ]
+	echo 'linux-6.1 upstream arm64' | "$NMX" run-dir plan --run "${dir%/patches}"
+	run "$NMX" run-dir show --run "${dir%/patches}"
+	[[ "$output" == *"$(printf 'patches\t%s\npatches_from\t%s' "$dir" "$src")"* ]]
 	[ ! -e "$dir/split" ]
 	# A file without a diff: no run is left behind.
 	echo 'no diff here' >"$src/0009-empty.patch"

@@ -579,7 +579,7 @@ static void put_local(char **f, int n, void *data)
 /*
  * What a run was started with, for --resume and --bisect: "KEY<TAB>VALUE"
  * lines: patches (where its copy of a maintainer's patches is, when it has
- * one), local_tree and local_series (a --tree DIR run's), shard (1: a
+ * one) and patches_from (where they were imported from), local_tree and local_series (a --tree DIR run's), shard (1: a
  * shard's run), baseline (the earlier run its reports were compared
  * with), interrupted (1: a signal cut it off).
  */
@@ -594,8 +594,22 @@ static int run_show(const char *run)
 	}
 	if (run_path(path, sizeof(path), run, RUNDIR_PATCHES "/series"))
 		return EXIT_INFRA;
-	if (!access(path, R_OK))
+	if (!access(path, R_OK)) {
 		printf("patches\t%s/%s\n", run, RUNDIR_PATCHES);
+		/* patches.c's last line of series.imported-from: whence */
+		if (run_path(path, sizeof(path), run,
+			     RUNDIR_PATCHES "/series.imported-from"))
+			return EXIT_INFRA;
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f))
+			;
+		if (f)
+			fclose(f);
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "# imported from ", 16))
+			printf("patches_from\t%s\n", line + 16);
+		*line = '\0';
+	}
 	if (run_path(path, sizeof(path), run, RUNDIR_LOCAL_TREE))
 		return EXIT_INFRA;
 	rundir_each_tsv(path, put_local, NULL);
