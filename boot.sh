@@ -208,9 +208,9 @@ boot_lava() {
 
 main() {
 	local cell_dir='' kernel initrd dtb='' kargs='' accel=auto rc=0 stopped=0 t0 secs
-	local how key origin='' findings missing engine=qemu loader=uboot reuse=0
+	local how key origin='' missing engine=qemu loader=uboot reuse=0
 	local qemu_version boots
-	local -a kernel_args=() dtb_args=() judge_args=() timed_out=()
+	local -a kernel_args=() dtb_args=() timed_out=()
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--cell-dir) [ $# -ge 2 ] || usage; cell_dir=$2; shift 2 ;;
@@ -293,17 +293,12 @@ main() {
 	fi
 	secs=$(seconds_since "$t0")
 	touch "$cell_dir/boot.log"
-	# Failures FINDINGS.md names for this cell and variant are XFAIL.
-	findings=$NMX_TOP/${CELL[series_dir]}/FINDINGS.md
-	[ "${CELL[series_dir]:0:1}" = / ] && findings=${CELL[series_dir]}/FINDINGS.md
-	if [ -f "$findings" ]; then
-		# A maintainer's patches are judged by the expectations of the
-		# variant they were applied to.
-		judge_args+=(--findings "$findings" --cell "${CELL[cell]}" --variant "${CELL[findings_variant]}")
-	fi
+	# Failures the tree's FINDINGS.md names for this cell and variant are
+	# XFAIL (nmx judge --described: a maintainer's patches are judged by
+	# the expectations of the variant they were applied to).
 	recorded --stdout "$cell_dir/verdict.txt" --may-fail "$cell_dir" "$NMX_BIN" \
-		-m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" judge --log "$cell_dir/boot.log" \
-		--out "$cell_dir" "${timed_out[@]}" "${judge_args[@]}" || rc=$?
+		judge --log "$cell_dir/boot.log" --out "$cell_dir" "${timed_out[@]}" \
+		--described "${CELL[facts]}" --top "$NMX_TOP" || rc=$?
 	if [ -n "$origin" ]; then
 		how="reused the console of $origin"
 	elif [ "$engine" = lava ]; then

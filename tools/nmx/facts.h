@@ -45,5 +45,11 @@ int facts_write(FILE *out, const struct cell_facts *f);
 /* What facts_write wrote; -1, said with the file and line, otherwise. */
 int facts_read(struct cell_facts *f, const char *path);
 void facts_free(struct cell_facts *f);
+/*
+ * The tree's series directory (series, FINDINGS.md): @f's series_dir, or
+ * under @top (the repository) when it is relative. -1, said, without one.
+ */
+int facts_series_dir(const struct cell_facts *f, const char *top, char *buf,
+		     size_t size);
 
 #endif

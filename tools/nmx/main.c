@@ -134,8 +134,11 @@ static const struct command commands[] = {
 "guest-header --cell C [--tree T] | --described F [--src KERNEL_TREE]\n"
 "        the cell's facts as the C header the guest is built with\n" },
 	{ "judge", cmd_judge, 0,
-"judge --log BOOT_LOG --out DIR [--timed-out] [--findings FINDINGS.md --cell C --variant V]\n"
-"        decide from the console log; write DIR/verdict.json and the traces\n" },
+"judge --log BOOT_LOG --out DIR [--timed-out]\n"
+"      [--findings FINDINGS.md --cell C --variant V | --described F [--top DIR]]\n"
+"        decide from the console log; write DIR/verdict.json and the traces (the\n"
+"        failures FINDINGS.md expects of the cell's variant are XFAIL; --described:\n"
+"        the tree's, under DIR when its series directory is relative)\n" },
 	{ "cell-dir", cmd_cell_dir, 0,
 "cell-dir [--fresh] --run RUN_DIR --tree T --variant V --cell C\n"
 "        print the cell's directory in the run; --fresh: it starts over, emptied,\n"

@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
+#include "facts.h"
 #include "matrix.h"
 #include <jansson.h>
 
@@ -56,10 +58,14 @@ int cmd_judge(int argc, char **argv)
 		{ "findings", required_argument, 0, 'f' },
 		{ "cell", required_argument, 0, 'c' },
 		{ "variant", required_argument, 0, 'v' },
+		{ "described", required_argument, 0, 'F' },
+		{ "top", required_argument, 0, 't' },
 		{ 0 }
 	};
 	const char *log = NULL, *out = NULL, *findings = NULL;
-	const char *cell = NULL, *variant = NULL;
+	const char *cell = NULL, *variant = NULL, *described = NULL, *top = ".";
+	char findings_path[4096];
+	struct cell_facts f = { 0 };
 	struct xfails xfail = { 0 };
 	struct verdict v;
 	char path[4096];
@@ -74,24 +80,46 @@ int cmd_judge(int argc, char **argv)
 		case 'f': findings = optarg; break;
 		case 'c': cell = optarg; break;
 		case 'v': variant = optarg; break;
+		case 'F': described = optarg; break;
+		case 't': top = optarg; break;
 		default: return EXIT_INFRA;
 		}
 	}
-	if (!log || !out) {
+	if (!log || !out || optind != argc) {
 		fprintf(stderr, "nmx judge: --log and --out are required\n");
 		return EXIT_INFRA;
+	}
+	if (described && (findings || cell || variant)) {
+		fprintf(stderr, "nmx judge: --described names the findings, the cell and its variant\n");
+		return EXIT_INFRA;
+	}
+	/* The tree's FINDINGS.md, as the cell's variant expects them. */
+	if (described) {
+		struct stat st;
+
+		if (facts_read(&f, described) ||
+		    facts_series_dir(&f, top, findings_path, sizeof(findings_path) - 12))
+			return EXIT_INFRA;
+		strcat(findings_path, "/FINDINGS.md");
+		if (!stat(findings_path, &st)) {
+			findings = findings_path;
+			cell = f.cell.name;
+			variant = f.findings_variant;
+		}
 	}
 	if (findings && (!cell || !variant)) {
 		fprintf(stderr, "nmx judge: --findings needs --cell and --variant\n");
 		return EXIT_INFRA;
 	}
-	if (findings && load_xfails(findings, cell, variant, &xfail))
-		return EXIT_INFRA;
-	if (judge_console(log, out, timed_out, &xfail, &v)) {
-		xfails_free(&xfail);
+	if (findings && load_xfails(findings, cell, variant, &xfail)) {
+		facts_free(&f);
 		return EXIT_INFRA;
 	}
+	ret = judge_console(log, out, timed_out, &xfail, &v);
 	xfails_free(&xfail);
+	facts_free(&f);
+	if (ret)
+		return EXIT_INFRA;
 	j = verdict_json(&v);
 	snprintf(path, sizeof(path), "%s/verdict.json", out);
 	if (status_is(v.status, ST_INFRA_FAIL))

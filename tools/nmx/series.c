@@ -61,15 +61,8 @@ static int variant_patches(const struct cell_facts *f, const char *top,
 {
 	char dir[PATH_MAX];
 
-	if (!f->series_dir) {
-		fprintf(stderr, "nmx series: the cell's facts name no series directory\n");
-		return -1;
-	}
-	if (f->series_dir[0] == '/')
-		snprintf(dir, sizeof(dir), "%s", f->series_dir);
-	else
-		snprintf(dir, sizeof(dir), "%s/%s", top, f->series_dir);
-	if (read_series(dir, &f->skip_patches, out))
+	if (facts_series_dir(f, top, dir, sizeof(dir)) ||
+	    read_series(dir, &f->skip_patches, out))
 		return -1;
 	return f->extra_series_dir ? read_series(f->extra_series_dir, NULL, out) : 0;
 }
