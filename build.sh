@@ -326,8 +326,7 @@ stage_configure() {
 	echo "$key" >"$NMX_OUT/.nmx-configure.key"
 	cp "$NMX_OUT/.config" "$CELL_DIR/config"
 	if ! recorded --stdout "$CELL_DIR/config-check.txt" "$CELL_DIR" \
-		"$NMX_BIN" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" \
-		config-check "$requested" "$NMX_OUT/.config"; then
+		"$NMX_BIN" config-check "$requested" "$NMX_OUT/.config"; then
 		cat "$CELL_DIR/config-check.txt" >>"$LOG"
 		fail configure "$(seconds_since "$t0")" \
 			"did not survive olddefconfig: $(grep -o '^CONFIG_[A-Za-z0-9_]*' "$CELL_DIR/config-check.txt" | tr '\n' ' ')"
