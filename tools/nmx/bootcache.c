@@ -30,17 +30,13 @@
 
 static int hash_file(struct sha256 *s, const char *what, const char *path)
 {
-	unsigned char buf[65536];
-	size_t n;
 	FILE *f = fopen_regular(path);
 
 	if (!f)
 		return -1;
 	/* The name says which input the bytes are, not where they were. */
 	sha256_update(s, what, strlen(what) + 1);
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		sha256_update(s, buf, n);
-	if (ferror(f)) {
+	if (sha256_stream(s, f)) {
 		fprintf(stderr, "nmx: cannot read %s: %s\n", path, strerror(errno));
 		fclose(f);
 		return -1;
@@ -83,6 +79,7 @@ static int boot_key(int argc, char **argv)
 	unsigned char digest[32];
 	char hex[65];
 	struct sha256 s;
+	struct selection sel = { 0 };
 	struct cell_facts f;
 	const struct cell *c = &f.cell;
 	struct stat st;
@@ -110,8 +107,9 @@ static int boot_key(int argc, char **argv)
 		fprintf(stderr, "usage: nmx boot-cache key --cell C|--described CELL_TSV --engine E --loader L --accel A --timeout SECS [--kernel-args ARGS] --qemu-version V --kernel K --initrd I [--dtb D]\n");
 		return EXIT_INFRA;
 	}
-	if (described ? facts_read(&f, described) :
-			facts_resolve(&f, NULL, NULL, cell))
+	sel.cell = cell;
+	sel.described = described;
+	if (selection_facts(&sel, &f))
 		return EXIT_INFRA;
 	sha256_init(&s);
 	hash_field(&s, "engine", engine);
@@ -137,15 +135,6 @@ static int boot_key(int argc, char **argv)
 out:
 	facts_free(&f);
 	return ret;
-}
-
-/* "@dir/@name" into @buf; -1 (said) if it does not fit. */
-static int join(char *buf, size_t size, const char *dir, const char *name)
-{
-	if (snprintf(buf, size, "%s/%s", dir, name) < (int)size)
-		return 0;
-	fprintf(stderr, "nmx: path too long: %s/%s\n", dir, name);
-	return -1;
 }
 
 static int valid_key(const char *key)
@@ -261,12 +250,12 @@ static int lookup(int argc, char **argv)
 
 	if (entry_args(argc, argv, "lookup", &a))
 		return EXIT_INFRA;
-	if (join(dir, sizeof(dir), a.cache, a.key) ||
-	    join(path, sizeof(path), dir, "origin"))
+	if (path_join(dir, sizeof(dir), a.cache, a.key) ||
+	    path_join(path, sizeof(path), dir, "origin"))
 		return EXIT_INFRA;
 	if (read_line(path, origin, sizeof(origin)))
 		return EXIT_FAIL;
-	if (join(path, sizeof(path), dir, "boot.log"))
+	if (path_join(path, sizeof(path), dir, "boot.log"))
 		return EXIT_INFRA;
 	if (access(path, R_OK))
 		return EXIT_FAIL;
@@ -288,7 +277,7 @@ static void remove_entry(const char *dir)
 		return;
 	while ((d = readdir(dp)))
 		if (strcmp(d->d_name, ".") && strcmp(d->d_name, "..")) {
-			if (!join(path, sizeof(path), dir, d->d_name))
+			if (!path_join(path, sizeof(path), dir, d->d_name))
 				unlink(path);
 		}
 	closedir(dp);
@@ -308,7 +297,7 @@ static void evict(const char *cache)
 	while ((d = readdir(dp))) {
 		if (!valid_key(d->d_name))
 			continue;
-		if (!join(path, sizeof(path), cache, d->d_name) && !stat(path, &st) && S_ISDIR(st.st_mode) && st.st_mtime < limit)
+		if (!path_join(path, sizeof(path), cache, d->d_name) && !stat(path, &st) && S_ISDIR(st.st_mode) && st.st_mtime < limit)
 			remove_entry(path);
 	}
 	closedir(dp);
@@ -335,15 +324,15 @@ static int keep(int argc, char **argv)
 		return EXIT_INFRA;
 	if (!ended)
 		return EXIT_FAIL;
-	if (join(dir, sizeof(dir), a.cache, a.key))
+	if (path_join(dir, sizeof(dir), a.cache, a.key))
 		return EXIT_INFRA;
 	if ((mkdir(a.cache, 0777) && errno != EEXIST) ||
 	    (mkdir(dir, 0777) && errno != EEXIST)) {
 		fprintf(stderr, "nmx: cannot make %s: %s\n", dir, strerror(errno));
 		return EXIT_INFRA;
 	}
-	if (join(path, sizeof(path), dir, "boot.log") || copy_file(a.log, path) ||
-	    join(path, sizeof(path), dir, "origin"))
+	if (path_join(path, sizeof(path), dir, "boot.log") || copy_file(a.log, path) ||
+	    path_join(path, sizeof(path), dir, "origin"))
 		return EXIT_INFRA;
 	f = fopen(path, "w");
 	if (!f || fprintf(f, "%s\n", a.origin) < 0 || fclose(f)) {

@@ -107,11 +107,6 @@ static void *field(const struct cell_facts *f, const struct fact *k)
 	return (char *)f + k->offset;
 }
 
-static char *dup_or_null(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
 static int put(FILE *out, const char *key, const char *suffix,
 	       const char *value)
 {
@@ -179,14 +174,6 @@ int facts_write(FILE *out, const struct cell_facts *f)
 
 /* ---- resolve ---------------------------------------------------------- */
 
-static void copy_list(struct strlist *to, const struct strlist *from)
-{
-	size_t i;
-
-	for (i = 0; i < from->n; i++)
-		strlist_add(to, from->v[i]);
-}
-
 int facts_resolve(struct cell_facts *f, const char *tree, const char *variant,
 		  const char *cell)
 {
@@ -214,7 +201,7 @@ int facts_resolve(struct cell_facts *f, const char *tree, const char *variant,
 		goto out;
 	}
 	f->matrix_file = strdup(matrix_path);
-	copy_list(&f->run_kconfig, &m.kconfig);
+	strlist_add_all(&f->run_kconfig, &m.kconfig);
 	f->boot_timeout = m.boot_timeout;
 	if (t) {
 		f->tree = strdup(t->name);
@@ -228,8 +215,8 @@ int facts_resolve(struct cell_facts *f, const char *tree, const char *variant,
 	}
 	if (v) {
 		f->variant = strdup(v->name);
-		copy_list(&f->skip_patches, &v->skip_patches);
-		copy_list(&f->variant_kconfig, &v->kconfig);
+		strlist_add_all(&f->skip_patches, &v->skip_patches);
+		strlist_add_all(&f->variant_kconfig, &v->kconfig);
 		f->extra_series_dir = dup_or_null(v->extra_series);
 		f->findings_variant = strdup(v->findings_variant ?
 					     v->findings_variant : v->name);

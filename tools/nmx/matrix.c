@@ -33,6 +33,54 @@ FILE *fopen_regular(const char *path)
 	return f;
 }
 
+char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0, got;
+
+	if (!f)
+		return NULL;
+	do {
+		if (cap - n < 65536) {
+			cap = cap ? cap * 2 : 65536;
+			buf = realloc(buf, cap + 1);
+			if (!buf) {
+				fclose(f);
+				return NULL;
+			}
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+	} while (got);
+	fclose(f);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+int path_join(char *buf, size_t size, const char *dir, const char *name)
+{
+	if (snprintf(buf, size, "%s/%s", dir, name) < (int)size)
+		return 0;
+	fprintf(stderr, "nmx: path too long: %s/%s\n", dir, name);
+	return -1;
+}
+
+char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+void strlist_add_all(struct strlist *to, const struct strlist *from)
+{
+	size_t i;
+
+	for (i = 0; i < from->n; i++)
+		strlist_add(to, from->v[i]);
+}
+
 void strlist_add(struct strlist *l, const char *s)
 {
 	l->v = realloc(l->v, (l->n + 2) * sizeof(*l->v));
@@ -63,11 +111,6 @@ int strlist_has(const struct strlist *l, const char *s)
 		if (!strcmp(l->v[i], s))
 			return 1;
 	return 0;
-}
-
-static char *dup_or_null(const char *s)
-{
-	return s ? strdup(s) : NULL;
 }
 
 /* A required scalar; complains with file and line when missing. */
@@ -983,7 +1026,7 @@ struct variant *tree_variant(struct tree *t, const char *name)
 int matrix_add_variant(struct matrix *m, const char *name, const char *base,
 		       const char *extra_series)
 {
-	size_t i, k;
+	size_t i;
 
 	for (i = 0; i < m->nr_trees; i++) {
 		struct tree *t = &m->trees[i];
@@ -1002,10 +1045,8 @@ int matrix_add_variant(struct matrix *m, const char *name, const char *base,
 		v = &t->variants[t->nr_variants++];
 		memset(v, 0, sizeof(*v));
 		v->name = strdup(name);
-		for (k = 0; k < b->skip_patches.n; k++)
-			strlist_add(&v->skip_patches, b->skip_patches.v[k]);
-		for (k = 0; k < b->kconfig.n; k++)
-			strlist_add(&v->kconfig, b->kconfig.v[k]);
+		strlist_add_all(&v->skip_patches, &b->skip_patches);
+		strlist_add_all(&v->kconfig, &b->kconfig);
 		v->boot_timeout = b->boot_timeout;
 		v->extra_series = strdup(extra_series);
 		v->findings_variant = strdup(b->findings_variant ?
@@ -1083,7 +1124,7 @@ int matrix_add_local_tree(struct matrix *m, const char *name, const char *dir,
 {
 	char version[64], mm[64], *abs;
 	struct tree *base = NULL, *t;
-	size_t i, k, bi;
+	size_t i, bi;
 	int newer = 0;
 
 	if (kernel_version(dir, version, sizeof(version))) {
@@ -1165,10 +1206,8 @@ int matrix_add_local_tree(struct matrix *m, const char *name, const char *dir,
 		struct variant *from = &base->variants[i], *to = &t->variants[i];
 
 		to->name = strdup(from->name);
-		for (k = 0; k < from->skip_patches.n; k++)
-			strlist_add(&to->skip_patches, from->skip_patches.v[k]);
-		for (k = 0; k < from->kconfig.n; k++)
-			strlist_add(&to->kconfig, from->kconfig.v[k]);
+		strlist_add_all(&to->skip_patches, &from->skip_patches);
+		strlist_add_all(&to->kconfig, &from->kconfig);
 		to->boot_timeout = from->boot_timeout;
 		to->extra_series = dup_or_null(from->extra_series);
 		to->findings_variant = dup_or_null(from->findings_variant);

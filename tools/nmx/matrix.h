@@ -18,7 +18,19 @@ struct strlist {
  */
 FILE *fopen_regular(const char *path);
 
+/*
+ * @path's bytes, NUL-terminated (*@len: their number, if @len), or NULL
+ * when it cannot be read. Caller frees.
+ */
+char *slurp(const char *path, size_t *len);
+/* "@dir/@name" into @buf; -1 (said) if it does not fit. */
+int path_join(char *buf, size_t size, const char *dir, const char *name);
+/* A copy of @s, or NULL for NULL. */
+char *dup_or_null(const char *s);
+
 void strlist_add(struct strlist *l, const char *s);
+/* Each of @from's strings added to @to. */
+void strlist_add_all(struct strlist *to, const struct strlist *from);
 void strlist_free(struct strlist *l);
 int strlist_has(const struct strlist *l, const char *s);
 

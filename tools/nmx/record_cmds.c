@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "matrix.h"
 #include "patches.h"
 #include "rundir.h"
 #include "status.h"
@@ -99,15 +100,19 @@ static int one_component(const char *what, const char *s)
 	return -1;
 }
 
-/* @dir/cell.tsv: the cell's facts, resolved once, when its run plans it. */
-static int write_description(const char *dir, const char *tree,
-			     const char *variant, const char *cell)
+/*
+ * @dir/@name as @fill writes it, whole or not at all (a temporary
+ * renamed), so a reader never sees half a file. -1 if @fill fails (it
+ * says why) or the file cannot be written (said).
+ */
+static int write_atomic(const char *dir, const char *name,
+			int (*fill)(FILE *f, const void *data), const void *data)
 {
 	char path[4096], tmp[4200];
 	FILE *f;
 	int err;
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, RUNDIR_CELL) >= (int)sizeof(path))
+	if (path_join(path, sizeof(path), dir, name))
 		return -1;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = fopen(tmp, "w");
@@ -115,7 +120,7 @@ static int write_description(const char *dir, const char *tree,
 		fprintf(stderr, "nmx: cannot write %s: %s\n", tmp, strerror(errno));
 		return -1;
 	}
-	err = describe_cell(f, tree, variant, cell);
+	err = fill(f, data);
 	if (fclose(f) || err || rename(tmp, path)) {
 		if (!err)
 			fprintf(stderr, "nmx: cannot write %s\n", path);
@@ -123,6 +128,38 @@ static int write_description(const char *dir, const char *tree,
 		return -1;
 	}
 	return 0;
+}
+
+static int fill_text(FILE *f, const void *text)
+{
+	return fputs(text, f) < 0 ? -1 : 0;
+}
+
+/* @text into @dir/@name (write_atomic). */
+static int write_whole(const char *dir, const char *name, const char *text)
+{
+	return write_atomic(dir, name, fill_text, text);
+}
+
+static int fill_description(FILE *f, const void *data)
+{
+	const char *const *tvc = data;
+
+	return describe_cell(f, tvc[0], tvc[1], tvc[2]);
+}
+
+/* @dir/cell.tsv: the cell's facts, resolved once, when its run plans it. */
+static int write_description(const char *dir, const char *tree,
+			     const char *variant, const char *cell)
+{
+	const char *tvc[3] = { tree, variant, cell };
+
+	return write_atomic(dir, RUNDIR_CELL, fill_description, tvc);
+}
+
+static int remove_tree(const char *dir)
+{
+	return nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /*
@@ -169,7 +206,7 @@ int cmd_cell_dir(int argc, char **argv)
 	if (fresh) {
 		const char *id[2] = { "run_id", NULL };
 
-		if (nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS) && errno != ENOENT)
+		if (remove_tree(dir) && errno != ENOENT)
 			return EXIT_INFRA;
 		if (mkdirs(dir)) {
 			fprintf(stderr, "nmx: cannot make %s: %s\n", dir, strerror(errno));
@@ -251,53 +288,25 @@ int cmd_stage_seconds(int argc, char **argv)
 	return EXIT_PASS;
 }
 
-struct text {
-	char *s;
-	size_t len, cap;
-};
-
-/* @a, @b and @c (NULL: none) at the end of @t; -1 out of memory. */
-static int append(struct text *t, const char *a, const char *b, const char *c)
-{
-	const char *part[3] = { a, b, c };
-	size_t n, i;
-	char *grown;
-
-	for (i = 0; i < 3 && part[i]; i++) {
-		n = strlen(part[i]);
-		if (t->len + n + 1 > t->cap) {
-			t->cap = (t->len + n + 1) * 2;
-			grown = realloc(t->s, t->cap);
-			if (!grown)
-				return -1;
-			t->s = grown;
-		}
-		memcpy(t->s + t->len, part[i], n + 1);
-		t->len += n;
-	}
-	return 0;
-}
-
 struct run_cells {
 	const char *run;
 	int want;	/* 1 finished, 0 not, -1 every cell */
 	int as_dir;
-	struct text out;	/* the cells, each followed by a line end */
+	FILE *out;	/* the cells, each followed by a line end */
 };
 
 static int put_planned(const char *tree, const char *variant,
 		       const char *cell, void *data)
 {
 	struct run_cells *r = data;
-	char dir[4096], path[4200], name[512];
+	char dir[4096], path[4200];
 
 	rundir_cell(dir, sizeof(dir), r->run, tree, variant, cell);
 	snprintf(path, sizeof(path), "%s/%s", dir, RUNDIR_RESULT);
 	if (r->want >= 0 && (access(path, F_OK) == 0) != r->want)
 		return 0;
-	snprintf(name, sizeof(name), r->as_dir ? "%s-%s/%s" : "%s %s %s", tree,
-		 variant, cell);
-	return append(&r->out, name, "\n", NULL);
+	return fprintf(r->out, r->as_dir ? "%s-%s/%s\n" : "%s %s %s\n", tree,
+		       variant, cell) < 0 ? -1 : 0;
 }
 
 /*
@@ -326,8 +335,8 @@ int cmd_run_cells(int argc, char **argv)
 		{ "dirs", no_argument, 0, 'd' },
 		{ 0 }
 	};
-	struct run_cells r = { NULL, -1, 0, { 0 } };
-	int opt, err;
+	struct run_cells r = { NULL, -1, 0, NULL };
+	int opt;
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
@@ -342,11 +351,8 @@ int cmd_run_cells(int argc, char **argv)
 		fprintf(stderr, "usage: nmx run-cells --run RUN_DIR [--finished | --unfinished] [--dirs]\n");
 		return EXIT_INFRA;
 	}
-	err = planned_cells(&r);
-	if (!err && r.out.s)
-		fputs(r.out.s, stdout);
-	free(r.out.s);
-	return err ? EXIT_INFRA : EXIT_PASS;
+	r.out = stdout;
+	return planned_cells(&r) ? EXIT_INFRA : EXIT_PASS;
 }
 
 /* ---- stages ----------------------------------------------------------- */
@@ -389,45 +395,12 @@ int cmd_stages(int argc, char **argv)
 
 /* ---- run-dir ---------------------------------------------------------- */
 
-/* "@dir/@name" into @buf; -1 (said) if it does not fit. */
-static int run_path(char *buf, size_t size, const char *dir, const char *name)
-{
-	if (snprintf(buf, size, "%s/%s", dir, name) < (int)size)
-		return 0;
-	fprintf(stderr, "nmx run-dir: path too long: %s/%s\n", dir, name);
-	return -1;
-}
-
 static int exists(const char *dir, const char *name)
 {
 	char path[4096];
 	struct stat st;
 
-	return !run_path(path, sizeof(path), dir, name) && !lstat(path, &st);
-}
-
-/* @text into @dir/@name, whole or not at all (a temporary renamed). */
-static int write_whole(const char *dir, const char *name, const char *text)
-{
-	char path[4096], tmp[4200];
-	FILE *f;
-	int err;
-
-	if (run_path(path, sizeof(path), dir, name))
-		return -1;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f) {
-		fprintf(stderr, "nmx: cannot write %s: %s\n", tmp, strerror(errno));
-		return -1;
-	}
-	err = fputs(text, f) < 0;
-	if (fclose(f) || err || rename(tmp, path)) {
-		fprintf(stderr, "nmx: cannot write %s\n", path);
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return !path_join(path, sizeof(path), dir, name) && !lstat(path, &st);
 }
 
 /* A run id: letters, digits, '.', '_', '-', not starting with '.' or '-'. */
@@ -436,11 +409,6 @@ static int valid_run_id(const char *id)
 	return *id && *id != '.' && *id != '-' &&
 	       strspn(id, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 		      "0123456789._-") == strlen(id);
-}
-
-static int remove_tree(const char *dir)
-{
-	return nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /*
@@ -452,7 +420,7 @@ static int run_made(const char *results, const char *id, const char *patches)
 {
 	char dir[4096], copy[4200];
 
-	if (run_path(dir, sizeof(dir), results, id))
+	if (path_join(dir, sizeof(dir), results, id))
 		return EXIT_INFRA;
 	if (patches) {
 		snprintf(copy, sizeof(copy), "%s/%s", dir, RUNDIR_PATCHES);
@@ -491,7 +459,7 @@ static int run_new(const char *results, const char *shard, const char *patches)
 				shard);
 			return EXIT_INFRA;
 		}
-		if (run_path(dir, sizeof(dir), results, shard))
+		if (path_join(dir, sizeof(dir), results, shard))
 			return EXIT_INFRA;
 		if (exists(dir, RUNDIR_PLAN)) {
 			fprintf(stderr, "nmx run-dir: --shard %s: %s already holds a run (give each job its own results directory)\n",
@@ -506,7 +474,7 @@ static int run_new(const char *results, const char *shard, const char *patches)
 	gmtime_r(&now, &tm);
 	n = strftime(id, sizeof(id), "%Y%m%dT%H%M%SZ", &tm);
 	for (i = 1; i < 1000; i++) {
-		if (run_path(dir, sizeof(dir), results, id))
+		if (path_join(dir, sizeof(dir), results, id))
 			return EXIT_INFRA;
 		if (!mkdir(dir, 0777))
 			return run_made(results, id, patches);
@@ -520,10 +488,17 @@ static int run_new(const char *results, const char *shard, const char *patches)
 }
 
 static int add_planned(const char *tree, const char *variant, const char *cell,
-		       void *data)
+		       void *out)
 {
-	return append(data, tree, " ", variant) ||
-	       append(data, " ", cell, "\n");
+	return fprintf(out, "%s %s %s\n", tree, variant, cell) < 0 ? -1 : 0;
+}
+
+static int fill_local(FILE *f, const void *data)
+{
+	const char *const *dir_series = data;
+
+	return fprintf(f, "dir\t%s\nseries\t%s\n", dir_series[0],
+		       dir_series[1] ? dir_series[1] : "") < 0 ? -1 : 0;
 }
 
 /*
@@ -534,24 +509,29 @@ static int add_planned(const char *tree, const char *variant, const char *cell,
 static int run_plan(const char *run, const char *local_tree,
 		    const char *local_series)
 {
-	struct text p = { 0 }, local = { 0 };
-	int n, err;
+	const char *local[2] = { local_tree, local_series };
+	char *plan = NULL;
+	size_t len = 0;
+	FILE *f;
+	int n = -1, err;
 
 	if ((local_tree && strpbrk(local_tree, "\t\n")) ||
 	    (local_series && strpbrk(local_series, "\t\n"))) {
 		fprintf(stderr, "nmx run-dir plan: a tab or line end in --local-tree or --local-series\n");
 		return EXIT_INFRA;
 	}
-	n = rundir_each_planned("-", add_planned, &p);
+	f = open_memstream(&plan, &len);
+	if (f) {
+		n = rundir_each_planned("-", add_planned, f);
+		if (fclose(f))
+			n = -1;
+	}
 	if (n == 0)
 		fprintf(stderr, "nmx run-dir plan: no cell planned\n");
-	err = n <= 0 || write_whole(run, RUNDIR_PLAN, p.s);
+	err = n <= 0 || write_whole(run, RUNDIR_PLAN, plan);
 	if (!err && local_tree)
-		err = append(&local, "dir\t", local_tree, "\nseries\t") ||
-		      append(&local, local_series ? local_series : "", "\n", NULL) ||
-		      write_whole(run, RUNDIR_LOCAL_TREE, local.s);
-	free(p.s);
-	free(local.s);
+		err = write_atomic(run, RUNDIR_LOCAL_TREE, fill_local, local);
+	free(plan);
 	return err ? EXIT_INFRA : EXIT_PASS;
 }
 
@@ -592,12 +572,12 @@ static int run_show(const char *run)
 		fprintf(stderr, "nmx run-dir: no run in %s (no %s)\n", run, RUNDIR_PLAN);
 		return EXIT_INFRA;
 	}
-	if (run_path(path, sizeof(path), run, RUNDIR_PATCHES "/series"))
+	if (path_join(path, sizeof(path), run, RUNDIR_PATCHES "/series"))
 		return EXIT_INFRA;
 	if (!access(path, R_OK)) {
 		printf("patches\t%s/%s\n", run, RUNDIR_PATCHES);
 		/* patches.c's last line of series.imported-from: whence */
-		if (run_path(path, sizeof(path), run,
+		if (path_join(path, sizeof(path), run,
 			     RUNDIR_PATCHES "/series.imported-from"))
 			return EXIT_INFRA;
 		f = fopen(path, "r");
@@ -610,11 +590,11 @@ static int run_show(const char *run)
 			printf("patches_from\t%s\n", line + 16);
 		*line = '\0';
 	}
-	if (run_path(path, sizeof(path), run, RUNDIR_LOCAL_TREE))
+	if (path_join(path, sizeof(path), run, RUNDIR_LOCAL_TREE))
 		return EXIT_INFRA;
 	rundir_each_tsv(path, put_local, NULL);
 	printf("shard\t%d\n", exists(run, RUNDIR_SHARD));
-	if (run_path(path, sizeof(path), run, RUNDIR_BASELINE))
+	if (path_join(path, sizeof(path), run, RUNDIR_BASELINE))
 		return EXIT_INFRA;
 	f = fopen(path, "r");
 	if (f) {
@@ -635,19 +615,27 @@ static int run_show(const char *run)
  */
 static char *cells_that(const char *run, int finished)
 {
-	struct run_cells r = { run, finished, 1, { 0 } };
-	char *p;
+	struct run_cells r = { run, finished, 1, NULL };
+	char *text = NULL, *p;
+	size_t len = 0;
+	int err;
 
-	if (planned_cells(&r)) {
-		free(r.out.s);
+	r.out = open_memstream(&text, &len);
+	if (!r.out)
+		return NULL;
+	err = planned_cells(&r);
+	if (fclose(r.out) || err) {
+		free(text);
 		return NULL;
 	}
-	if (!r.out.s)
+	if (!len) {
+		free(text);
 		return strdup("none");
-	r.out.s[r.out.len - 1] = '\0';
-	for (p = r.out.s; (p = strchr(p, '\n')); )
+	}
+	text[len - 1] = '\0';
+	for (p = text; (p = strchr(p, '\n')); )
 		*p = ' ';
-	return r.out.s;
+	return text;
 }
 
 /*
@@ -655,10 +643,18 @@ static char *cells_that(const char *run, int finished)
  * finished and which did not, and @resume (the command that finishes
  * it); its second line is printed.
  */
+static int fill_interrupted(FILE *f, const void *data)
+{
+	const char *const *w = data;	/* signal, when, done, left, resume */
+
+	return fprintf(f, "interrupted by SIG%s at %s\nfinished: %s\nnot finished: %s\nresume: %s\n",
+		       w[0], w[1], w[2], w[3], w[4]) < 0 ? -1 : 0;
+}
+
 static int run_interrupted(const char *run, const char *sig, const char *resume)
 {
 	char *done = cells_that(run, 1), *left = cells_that(run, 0);
-	struct text t = { 0 };
+	const char *what[5] = { sig, NULL, done, left, resume };
 	char when[32];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -666,15 +662,11 @@ static int run_interrupted(const char *run, const char *sig, const char *resume)
 
 	gmtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	what[1] = when;
 	if (done && left)
-		err = append(&t, "interrupted by SIG", sig, " at ") ||
-		      append(&t, when, "\nfinished: ", done) ||
-		      append(&t, "\nnot finished: ", left, "\nresume: ") ||
-		      append(&t, resume, "\n", NULL) ||
-		      write_whole(run, RUNDIR_INTERRUPTED, t.s);
+		err = write_atomic(run, RUNDIR_INTERRUPTED, fill_interrupted, what);
 	if (!err)
 		printf("finished: %s\n", done);
-	free(t.s);
 	free(done);
 	free(left);
 	return err ? EXIT_INFRA : EXIT_PASS;
@@ -698,7 +690,7 @@ static int run_finish(const char *run)
 	if (exists(run, RUNDIR_SHARD))
 		return EXIT_PASS;
 	id = results_of(run, results, sizeof(results));
-	if (run_path(link, sizeof(link), results, RUNDIR_LATEST))
+	if (path_join(link, sizeof(link), results, RUNDIR_LATEST))
 		return EXIT_INFRA;
 	n = readlink(link, prev, sizeof(prev) - 1);
 	prev[n > 0 ? n : 0] = '\0';
@@ -769,7 +761,7 @@ int cmd_run_dir(int argc, char **argv)
 	if (!strcmp(verb, "resume") && !sig && !resume) {
 		char path[4096];
 
-		if (run_path(path, sizeof(path), run, RUNDIR_INTERRUPTED))
+		if (path_join(path, sizeof(path), run, RUNDIR_INTERRUPTED))
 			return EXIT_INFRA;
 		if (exists(run, RUNDIR_PLAN) && unlink(path) && errno != ENOENT) {
 			fprintf(stderr, "nmx: cannot remove %s: %s\n", path, strerror(errno));

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <jansson.h>
 
+#include "matrix.h"	/* slurp() */
+
 struct cell_run {
 	char tv[128];		/* "<tree>-<variant>", the directory name */
 	char cell[64];
@@ -94,7 +96,6 @@ char *failure_excerpt(const struct cell_run *c, const char *subtest,
 		      int *first_line);
 /* The last @n lines of @path, or NULL. Caller frees. */
 char *file_tail(const char *path, int n);
-char *slurp(const char *path, size_t *len);
 
 /*
  * Structural shape of a function_graph trace file: the distinct top-level

@@ -16,33 +16,6 @@
 #include "protocol.h"
 #include "status.h"
 
-char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, cap = 0, got;
-
-	if (!f)
-		return NULL;
-	do {
-		if (cap - n < 65536) {
-			cap = cap ? cap * 2 : 65536;
-			buf = realloc(buf, cap + 1);
-			if (!buf) {
-				fclose(f);
-				return NULL;
-			}
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-	} while (got);
-	fclose(f);
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-	return buf;
-}
-
 /* By cell; within a cell today's design ("upstream") first, then by name. */
 static int by_cell_then_tv(const void *a, const void *b)
 {

@@ -78,6 +78,16 @@ void sha256_update(struct sha256 *s, const void *data, size_t n)
 	}
 }
 
+int sha256_stream(struct sha256 *s, FILE *f)
+{
+	unsigned char buf[65536];
+	size_t n;
+
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		sha256_update(s, buf, n);
+	return ferror(f) ? -1 : 0;
+}
+
 void sha256_final(struct sha256 *s, unsigned char out[32])
 {
 	uint64_t bits = s->len * 8;
