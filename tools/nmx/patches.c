@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "matrix.h"
 #include "patches.h"
+#include "proc.h"
 
 static int has_suffix(const char *name, const char *suffix)
 {
@@ -94,23 +94,14 @@ static int has_line(const char *path, const char *const *starts, int first_only)
 static int mailsplit(const char *mbox, const char *dir)
 {
 	char opt[PATH_MAX + 3];
-	int status, null;
-	pid_t pid;
+	char *argv[] = { "git", "mailsplit", opt, (char *)mbox, NULL };
+	int null = open("/dev/null", O_WRONLY), ret;
 
 	snprintf(opt, sizeof(opt), "-o%s", dir);
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		null = open("/dev/null", O_WRONLY);
-		if (null >= 0)
-			dup2(null, STDOUT_FILENO);
-		execlp("git", "git", "mailsplit", opt, mbox, (char *)NULL);
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
-	return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+	ret = run_command(argv, NULL, NULL, NULL, null, -1);
+	if (null >= 0)
+		close(null);
+	return ret ? -1 : 0;
 }
 
 /* @from appended to @out; -1 if it cannot be read or written. */

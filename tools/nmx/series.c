@@ -18,12 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "facts.h"
 #include "matrix.h"
+#include "proc.h"
 #include "sha256.h"
 
 /* @dir/series's names in order, skipping @skip's, as paths into @out. */
@@ -68,64 +68,18 @@ static int variant_patches(const struct cell_facts *f, const char *top,
 }
 
 /*
- * Runs @argv with GIT_INDEX_FILE=@index (NULL: unset by us), stdin from
- * @in_path (NULL: ours), stdout into @out (NULL: to @err_fd, or ours if
- * that is -1 too), stderr to @err_fd (-1: ours). The exit status, or -1.
+ * @argv with git's index in @index (NULL: the repository's), stdin from
+ * @in_path (NULL: ours), stdout captured into @out or, with @out NULL,
+ * with stderr to @err_fd (-1: ours). The exit status, or -1.
  */
 static int run(char *const argv[], const char *index, const char *in_path,
 	       char **out, int err_fd)
 {
-	int pipefd[2] = { -1, -1 }, status;
-	size_t len = 0, cap = 0;
-	char buf[4096], *grown;
-	ssize_t n;
-	pid_t pid;
+	char env_index[PATH_MAX + 16];
+	char *env[] = { env_index, NULL };
 
-	if (out && pipe(pipefd))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		int in = in_path ? open(in_path, O_RDONLY) : -1;
-
-		if (in_path && (in < 0 || dup2(in, STDIN_FILENO) < 0))
-			_exit(127);
-		if (out) {
-			dup2(pipefd[1], STDOUT_FILENO);
-			close(pipefd[0]);
-		} else if (err_fd >= 0) {
-			dup2(err_fd, STDOUT_FILENO);
-		}
-		if (err_fd >= 0)
-			dup2(err_fd, STDERR_FILENO);
-		if (index)
-			setenv("GIT_INDEX_FILE", index, 1);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	if (out) {
-		close(pipefd[1]);
-		*out = NULL;
-		while ((n = read(pipefd[0], buf, sizeof(buf))) > 0) {
-			if (len + (size_t)n + 1 > cap) {
-				cap = (len + (size_t)n + 1) * 2;
-				grown = realloc(*out, cap);
-				if (!grown)
-					break;
-				*out = grown;
-			}
-			memcpy(*out + len, buf, (size_t)n);
-			len += (size_t)n;
-			(*out)[len] = '\0';
-		}
-		close(pipefd[0]);
-		if (!*out)
-			*out = strdup("");
-	}
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	snprintf(env_index, sizeof(env_index), "GIT_INDEX_FILE=%s", index ? index : "");
+	return run_command(argv, index ? env : NULL, in_path, out, err_fd, err_fd);
 }
 
 /* @s without its trailing line ends, as $(...) takes output. */
@@ -136,24 +90,6 @@ static char *chomp(char *s)
 	while (n && s[n - 1] == '\n')
 		s[--n] = '\0';
 	return s;
-}
-
-static char *slurp_file(const char *path)
-{
-	char *text = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	FILE *f = fopen(path, "r");
-
-	if (!f)
-		return NULL;
-	n = getdelim(&text, &cap, '\0', f);
-	fclose(f);
-	if (n < 0) {
-		free(text);
-		return strdup("");
-	}
-	return text;
 }
 
 /* A mail header field of git mailinfo's output ("Author: A"), or NULL. */
@@ -183,17 +119,18 @@ static int commit_patch(const char *src, const char *scratch, const char *index,
 		"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE"
 	};
 	char path[PATH_MAX], *msg, *tree = NULL, *subject, *value, *parent = *commit;
+	char *env[4] = { NULL };	/* the author, from the mail */
 	char *write_tree[] = { "git", "-C", (char *)src, "write-tree", NULL };
 	char *commit_tree[] = { "git", "-C", (char *)src, "-c", "user.name=notrace-matrix",
 				"-c", "user.email=notrace-matrix@localhost", "commit-tree",
 				NULL, "-p", parent, NULL };
 	const char *base = strrchr(patch, '/');
 	FILE *f;
-	size_t i;
+	size_t i, n = 0;
 	int err = -1;
 
 	snprintf(path, sizeof(path), "%s/msg", scratch);
-	msg = slurp_file(path);
+	msg = slurp(path, NULL);
 	if (!msg || run(write_tree, index, NULL, &tree, -1))
 		goto out;
 	/* A plain diff (no mail headers) gets the tool's identity. */
@@ -209,18 +146,21 @@ static int commit_patch(const char *src, const char *scratch, const char *index,
 		goto out;
 	for (i = 0; i < 3; i++) {
 		value = info_field(info, env_of[i]);
-		if (value)
-			setenv(env_name[i], value, 1);
+		if (value) {
+			env[n] = malloc(strlen(env_name[i]) + strlen(value) + 2);
+			if (env[n])
+				sprintf(env[n++], "%s=%s", env_name[i], value);
+		}
 		free(value);
 	}
 	commit_tree[8] = chomp(tree);
 	*commit = NULL;
-	err = run(commit_tree, NULL, path, commit, -1) ? -1 : 0;
+	err = run_command(commit_tree, env, path, commit, -1, -1) ? -1 : 0;
 	if (*commit)
 		chomp(*commit);
 	free(parent);
-	for (i = 0; i < 3; i++)
-		unsetenv(env_name[i]);
+	for (i = 0; i < n; i++)
+		free(env[i]);
 out:
 	free(msg);
 	free(tree);
@@ -313,12 +253,13 @@ out:
 static int series_key(const struct strlist *patches, const char *pristine)
 {
 	char *rev_parse[] = { "git", "-C", (char *)pristine, "rev-parse", "pristine", NULL };
-	char *head = NULL, hex[65], buf[65536];
+	char *head = NULL, hex[65];
 	unsigned char digest[32];
 	struct sha256 s;
 	const char *base;
-	size_t i, n;
+	size_t i;
 	FILE *f;
+	int err;
 
 	if (run(rev_parse, NULL, NULL, &head, -1)) {
 		free(head);
@@ -339,9 +280,12 @@ static int series_key(const struct strlist *patches, const char *pristine)
 				patches->v[i], strerror(errno));
 			return EXIT_INFRA;
 		}
-		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-			sha256_update(&s, buf, n);
+		err = sha256_stream(&s, f);
 		fclose(f);
+		if (err) {
+			fprintf(stderr, "nmx series: cannot read %s\n", patches->v[i]);
+			return EXIT_INFRA;
+		}
 	}
 	sha256_final(&s, digest);
 	sha256_hex(digest, hex);

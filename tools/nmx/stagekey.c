@@ -12,12 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "facts.h"
 #include "matrix.h"
+#include "proc.h"
 #include "rundir.h"
 #include "sha256.h"
 
@@ -57,58 +57,37 @@ static int kconfig_input(const char *path)
 static int hash_command(struct sha256 *s, char *const argv[], int kconfig,
 			int first)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int fds[2], status, lines = 0;
-	pid_t pid;
-	FILE *f;
+	char *out = NULL, *line, *end, *tab;
+	int lines;
 
-	if (pipe(fds))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		dup2(fds[1], 1);
-		close(fds[0]);
-		close(fds[1]);
-		execvp(argv[0], argv);
-		fprintf(stderr, "nmx stage-key: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(fds[1]);
-	f = fdopen(fds[0], "r");
-	while (f && (len = getline(&line, &cap, f)) > 0) {
-		const char *tab = strchr(line, '\t');
-		char *path;
-
-		if (first && lines++)
-			continue;
-		if (kconfig) {
-			if (!tab)
-				continue;
-			path = strdup(tab + 1);
-			path[strcspn(path, "\n")] = '\0';
-			if (!kconfig_input(path)) {
-				free(path);
-				continue;
-			}
-			free(path);
-		}
-		sha256_update(s, line, (size_t)len);
-	}
-	free(line);
-	if (f)
-		fclose(f);
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status)) {
+	if (run_command(argv, NULL, NULL, &out, -1, -1)) {
+		free(out);
 		fprintf(stderr, "nmx stage-key: '");
 		for (lines = 0; argv[lines]; lines++)
 			fprintf(stderr, "%s%s", lines ? " " : "", argv[lines]);
 		fprintf(stderr, "' failed\n");
 		return -1;
 	}
+	for (line = out; *line; line = end) {
+		end = strchr(line, '\n');
+		end = end ? end + 1 : line + strlen(line);
+		if (kconfig) {
+			/* "MODE TYPE HASH<TAB>PATH": configuring's paths only */
+			tab = memchr(line, '\t', (size_t)(end - line));
+			if (!tab)
+				continue;
+			tab = strndup(tab + 1, (size_t)(end - tab - 1));
+			tab[strcspn(tab, "\n")] = '\0';
+			lines = kconfig_input(tab);
+			free(tab);
+			if (!lines)
+				continue;
+		}
+		sha256_update(s, line, (size_t)(end - line));
+		if (first)
+			break;
+	}
+	free(out);
 	return 0;
 }
 
@@ -118,13 +97,19 @@ static int hash_input(struct sha256 *s, const char *path, int symbols)
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;
+	int err;
 	FILE *f = fopen_regular(path);
 
 	if (!f)
 		return -1;
 	sha256_update(s, symbols ? "config" : "file", symbols ? 7 : 5);
+	if (!symbols) {
+		err = sha256_stream(s, f);
+		fclose(f);
+		return err;
+	}
 	while ((len = getline(&line, &cap, f)) > 0)
-		if (!symbols || line[0] != '#')
+		if (line[0] != '#')
 			sha256_update(s, line, (size_t)len);
 	free(line);
 	fclose(f);
