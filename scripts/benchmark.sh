@@ -70,14 +70,11 @@ timed_run() {
 
 # run_figures RUN_DIR: nmx run-figures of the run into the associative
 # array FIG (kernel_cpu_seconds, boot_seconds, slowest_boot, boots).
-# shellcheck disable=SC2034 # FIG: read by the callers
 run_figures() {
-	local out key value
+	local out
 	out=$(nmx run-figures "$1") || return 1
 	declare -gA FIG=()
-	while IFS=$'\t' read -r key value; do
-		FIG[$key]=$value
-	done <<<"$out"
+	tsv_into FIG <<<"$out"
 }
 
 # figures_row TOP MODE WALL RUN_DIR: the figures.tsv row of one measured

@@ -72,17 +72,15 @@ nmx() {
 # none. DIR empty: a step run by hand, in a scratch directory, with the
 # facts as the matrix says now.
 load_cell() {
-	local dir=$1 file desc='' key value
+	local dir=$1 file anew=0
 	if [ -z "$dir" ]; then
-		desc=$(nmx describe --tree "$2" --variant "$3" --cell "$4") || return 2
 		dir=$NMX_TOP/results/scratch/$2-$3/$4
+		anew=1
 	fi
 	mkdir -p "$dir"
 	dir=$(cd "$dir" && pwd)
 	file=$dir/cell.tsv
-	if [ -n "$desc" ]; then
-		printf '%s\n' "$desc" >"$file"
-	elif [ ! -f "$file" ]; then
+	if [ "$anew" = 1 ] || [ ! -f "$file" ]; then
 		if ! nmx describe --tree "$2" --variant "$3" --cell "$4" >"$file.tmp"; then
 			rm -f "$file.tmp"
 			return 2
@@ -90,12 +88,7 @@ load_cell() {
 		mv "$file.tmp" "$file"
 	fi
 	declare -gA CELL=()
-	while IFS=$'\t' read -r key value; do
-		case $key in
-		*'[]') key=${key%'[]'}; CELL[$key]+=${CELL[$key]:+$'\n'}$value ;;
-		*) CELL[$key]=$value ;;
-		esac
-	done <"$file"
+	tsv_into CELL <"$file"
 	if [ "${CELL[tree]:-}" != "$2" ] || [ "${CELL[variant]:-}" != "$3" ] ||
 		[ "${CELL[cell]:-}" != "$4" ]; then
 		err "$file describes another cell than $2 $3 $4"
@@ -105,16 +98,29 @@ load_cell() {
 	CELL[facts]=$file
 }
 
+# tsv_into ARRAY: nmx's KEY<TAB>VALUE lines on stdin into the associative
+# array the caller names (a list, KEY[] lines, as its items a line each).
+# shellcheck disable=SC2004 # into: the caller's associative array, by name
+tsv_into() {
+	local -n into=$1
+	local key value
+	while IFS=$'\t' read -r key value; do
+		case $key in
+		'') ;;
+		*'[]') key=${key%'[]'}; into[$key]+=${into[$key]:+$'\n'}$value ;;
+		*) into[$key]=$value ;;
+		esac
+	done
+}
+
 # run_facts VERB OPTIONS...: nmx run-dir VERB (new, show, resume, finish),
 # its KEY<TAB>VALUE lines into the associative array RUN.
 # shellcheck disable=SC2034 # RUN: read by the callers
 run_facts() {
-	local out key value
+	local out
 	out=$(nmx run-dir "$@") || return 1
 	declare -gA RUN=()
-	while IFS=$'\t' read -r key value; do
-		[ -z "$key" ] || RUN[$key]=$value
-	done <<<"$out"
+	tsv_into RUN <<<"$out"
 }
 
 # cell_list KEY: a list of the cell's facts (make_targets, ...), a line each.
