@@ -298,7 +298,7 @@ main() {
 	# the expectations of the variant they were applied to).
 	recorded --stdout "$cell_dir/verdict.txt" --may-fail "$cell_dir" "$NMX_BIN" \
 		judge --log "$cell_dir/boot.log" --out "$cell_dir" "${timed_out[@]}" \
-		--described "${CELL[facts]}" --top "$NMX_TOP" || rc=$?
+		--described "${CELL[facts]}" || rc=$?
 	if [ -n "$origin" ]; then
 		how="reused the console of $origin"
 	elif [ "$engine" = lava ]; then

@@ -244,7 +244,7 @@ stage_prepare() {
 		git -C "$PRISTINE" worktree add -q --detach "$NMX_SRC" pristine >>"$LOG" 2>&1
 	fi
 	# The series state is the pristine commit plus each patch's content.
-	want=$(nmx series key --described "${CELL[facts]}" --top "$NMX_TOP" --src "$PRISTINE") ||
+	want=$(nmx series key --described "${CELL[facts]}" --src "$PRISTINE") ||
 		fail_infra prepare "$(seconds_since "$t0")" "cannot make the series' key (nmx series key)"
 	stamp=$NMX_WORK/series.applied
 	printf '# tree: %s unpacked from %s into a git repository tagged "pristine"\n' \
@@ -265,7 +265,7 @@ stage_prepare() {
 	# One commit per patch onto pristine, in a scratch index (nmx series
 	# commit); exit 1: the patch it prints does not apply.
 	rc=0
-	commit=$(nmx series commit --described "${CELL[facts]}" --top "$NMX_TOP" \
+	commit=$(nmx series commit --described "${CELL[facts]}" \
 		--src "$NMX_SRC" --log "$LOG") || rc=$?
 	[ "$rc" -ne 1 ] || fail prepare "$(seconds_since "$t0")" "$commit does not apply (see build.log)"
 	[ "$rc" -eq 0 ] || fail_infra prepare "$(seconds_since "$t0")" "cannot apply the series (nmx series commit)"
@@ -591,7 +591,7 @@ main() {
 		PKG_VERSION=$(dpkg-query -W -f='${Version}' "${CELL[tree_package]}" 2>/dev/null || echo unknown)
 		PRISTINE=$NMX_CACHE/src/${CELL[tree_package]}_$PKG_VERSION
 	fi
-	patches=$(nmx series list --described "${CELL[facts]}" --top "$NMX_TOP") ||
+	patches=$(nmx series list --described "${CELL[facts]}") ||
 		fail_infra prepare 0 "cannot read the variant's series (nmx series list)"
 	PATCHES=()
 	[ -z "$patches" ] || mapfile -t PATCHES <<<"$patches"

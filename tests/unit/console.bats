@@ -120,15 +120,16 @@ judge() {
 
 @test "--described: the tree's FINDINGS.md, the cell and the variant whose expectations apply, from cell.tsv" {
 	"$NMX" -m "$TOP/matrix.yaml" -a "$TOP/arches" describe --tree linux-6.1 --variant seed --cell arm64 |
-		sed "s|^series_dir\t.*|series_dir\tseries|" >"$SCRATCH/cell.tsv"
+		sed "s|^series_dir\t.*|series_dir\tseries|; s|^matrix_file\t.*|matrix_file\t$SCRATCH/top/matrix.yaml|" \
+		>"$SCRATCH/cell.tsv"
 	mkdir -p "$SCRATCH/top/series"
 	cp "$TESTS_DIR/console/findings-sample.md" "$SCRATCH/top/series/FINDINGS.md"
-	judge failed-subtest-xfail --described "$SCRATCH/cell.tsv" --top "$SCRATCH/top"
+	judge failed-subtest-xfail --described "$SCRATCH/cell.tsv"
 	[ "$status" -eq 0 ]
 	[ "$output" = "PASS: 8 tests ok, 1 expected failure(s) named in FINDINGS.md" ]
 	# A tree without FINDINGS.md expects nothing.
 	rm "$SCRATCH/top/series/FINDINGS.md"
-	judge failed-subtest-xfail --described "$SCRATCH/cell.tsv" --top "$SCRATCH/top"
+	judge failed-subtest-xfail --described "$SCRATCH/cell.tsv"
 	[ "$status" -eq 1 ]
 	judge failed-subtest-xfail --described "$SCRATCH/cell.tsv" --cell arm64
 	[ "$status" -eq 2 ]

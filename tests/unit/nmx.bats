@@ -628,7 +628,7 @@ fake_cell() { # dir status-of-configure
 
 @test "series list: the tree's series less the variant's skip_patches, then a maintainer's; key moves with a patch's bytes" {
 	nmx describe --tree linux-6.12 --variant upstream --cell arm64 >"$SCRATCH/c.tsv"
-	run "$NMX" series list --described "$SCRATCH/c.tsv" --top "$TOP"
+	run "$NMX" series list --described "$SCRATCH/c.tsv"
 	[ "$status" -eq 0 ]
 	[ "${lines[0]}" = "$TOP/patch/linux-6.12/$(grep -v '^#' "$TOP/patch/linux-6.12/series" | head -n 1)" ]
 	local skip k0
@@ -640,17 +640,17 @@ fake_cell() { # dir status-of-configure
 	mkdir "$SCRATCH/mine"
 	printf '0001-a.patch\n# note\n' >"$SCRATCH/mine/series"
 	sed -i "s|^extra_series_dir\t.*|extra_series_dir\t$SCRATCH/mine|" "$SCRATCH/c.tsv"
-	run "$NMX" series list --described "$SCRATCH/c.tsv" --top "$TOP"
+	run "$NMX" series list --described "$SCRATCH/c.tsv"
 	[ "${lines[-1]}" = "$SCRATCH/mine/0001-a.patch" ]
 	echo 'diff one' >"$SCRATCH/mine/0001-a.patch"
 	git init -q "$SCRATCH/pristine"
 	git -C "$SCRATCH/pristine" -c user.name=t -c user.email=t@t commit -q --allow-empty -m base
 	git -C "$SCRATCH/pristine" tag pristine
-	k0=$("$NMX" series key --described "$SCRATCH/c.tsv" --top "$TOP" --src "$SCRATCH/pristine")
+	k0=$("$NMX" series key --described "$SCRATCH/c.tsv" --src "$SCRATCH/pristine")
 	[[ "$k0" =~ ^[0-9a-f]{64}$ ]]
-	[ "$("$NMX" series key --described "$SCRATCH/c.tsv" --top "$TOP" --src "$SCRATCH/pristine")" = "$k0" ]
+	[ "$("$NMX" series key --described "$SCRATCH/c.tsv" --src "$SCRATCH/pristine")" = "$k0" ]
 	echo 'diff two' >"$SCRATCH/mine/0001-a.patch"
-	[ "$("$NMX" series key --described "$SCRATCH/c.tsv" --top "$TOP" --src "$SCRATCH/pristine")" != "$k0" ]
+	[ "$("$NMX" series key --described "$SCRATCH/c.tsv" --src "$SCRATCH/pristine")" != "$k0" ]
 	run "$NMX" series list --described "$SCRATCH/c.tsv" --src /x
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"usage: nmx series"* ]]

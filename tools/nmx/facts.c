@@ -346,20 +346,13 @@ int facts_read(struct cell_facts *f, const char *path)
 	return err;
 }
 
-int facts_series_dir(const struct cell_facts *f, const char *top, char *buf,
-		     size_t size)
+int facts_series_dir(const struct cell_facts *f, char *buf, size_t size)
 {
-	int n;
-
 	if (!f->series_dir) {
 		fprintf(stderr, "nmx: the cell's facts name no series directory\n");
 		return -1;
 	}
-	if (f->series_dir[0] == '/')
-		n = snprintf(buf, size, "%s", f->series_dir);
-	else
-		n = snprintf(buf, size, "%s/%s", top, f->series_dir);
-	return n < (int)size ? 0 : -1;
+	return series_dir_of(f->matrix_file, f->series_dir, buf, size);
 }
 
 void facts_free(struct cell_facts *f)

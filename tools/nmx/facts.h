@@ -46,10 +46,10 @@ int facts_write(FILE *out, const struct cell_facts *f);
 int facts_read(struct cell_facts *f, const char *path);
 void facts_free(struct cell_facts *f);
 /*
- * The tree's series directory (series, FINDINGS.md): @f's series_dir, or
- * under @top (the repository) when it is relative. -1, said, without one.
+ * The tree's series directory (series, FINDINGS.md): series_dir, relative
+ * to matrix.yaml's directory as nmx reads it everywhere (series_dir_of).
+ * -1, said, without one.
  */
-int facts_series_dir(const struct cell_facts *f, const char *top, char *buf,
-		     size_t size);
+int facts_series_dir(const struct cell_facts *f, char *buf, size_t size);
 
 #endif

@@ -135,10 +135,10 @@ static const struct command commands[] = {
 "        the cell's facts as the C header the guest is built with\n" },
 	{ "judge", cmd_judge, 0,
 "judge --log BOOT_LOG --out DIR [--timed-out]\n"
-"      [--findings FINDINGS.md --cell C --variant V | --described F [--top DIR]]\n"
+"      [--findings FINDINGS.md --cell C --variant V | --described F]\n"
 "        decide from the console log; write DIR/verdict.json and the traces (the\n"
 "        failures FINDINGS.md expects of the cell's variant are XFAIL; --described:\n"
-"        the tree's, under DIR when its series directory is relative)\n" },
+"        the tree's)\n" },
 	{ "cell-dir", cmd_cell_dir, 0,
 "cell-dir [--fresh] --run RUN_DIR --tree T --variant V --cell C\n"
 "        print the cell's directory in the run; --fresh: it starts over, emptied,\n"
@@ -173,11 +173,11 @@ static const struct command commands[] = {
 "        the seconds DIR's stages took (\"prepare 3 s, configure 1 s, ...\"), or the\n"
 "        seconds of stage NAME if it ended ok; nothing without records\n" },
 	{ "series", cmd_series, 0,
-"series list --described F [--top DIR]\n"
-"series key --described F [--top DIR] --src PRISTINE_REPO\n"
-"series commit --described F [--top DIR] --src WORKTREE --log LOG\n"
+"series list --described F\n"
+"series key --described F --src PRISTINE_REPO\n"
+"series commit --described F --src WORKTREE --log LOG\n"
 "        a variant's patches (list: the tree's series, less skip_patches, then a\n"
-"        maintainer's; DIR: where a relative series directory is); key: what the\n"
+"        maintainer's; a relative series directory is matrix.yaml's); key: what the\n"
 "        applied series depends on (the pristine commit, each patch's name and\n"
 "        bytes); commit: the series applied onto \"pristine\" as one commit per\n"
 "        patch (author, date, message from the mail) in a scratch index, the last\n"

@@ -68,6 +68,23 @@ int path_join(char *buf, size_t size, const char *dir, const char *name)
 	return -1;
 }
 
+int series_dir_of(const char *matrix_file, const char *series, char *buf,
+		  size_t size)
+{
+	const char *slash = strrchr(matrix_file, '/');
+	int n;
+
+	if (series[0] == '/' || !slash)
+		n = snprintf(buf, size, "%s", series);
+	else
+		n = snprintf(buf, size, "%.*s/%s", (int)(slash - matrix_file),
+			     matrix_file, series);
+	if (n < (int)size)
+		return 0;
+	fprintf(stderr, "nmx: path too long: %s\n", series);
+	return -1;
+}
+
 char *dup_or_null(const char *s)
 {
 	return s ? strdup(s) : NULL;

@@ -25,6 +25,13 @@ FILE *fopen_regular(const char *path);
 char *slurp(const char *path, size_t *len);
 /* "@dir/@name" into @buf; -1 (said) if it does not fit. */
 int path_join(char *buf, size_t size, const char *dir, const char *name);
+/*
+ * A tree's series directory (matrix.yaml "series:"): @series as it is if
+ * absolute, else relative to the directory @matrix_file is in. -1 (said)
+ * if it does not fit.
+ */
+int series_dir_of(const char *matrix_file, const char *series, char *buf,
+		  size_t size);
 /* A copy of @s, or NULL for NULL. */
 char *dup_or_null(const char *s);
 

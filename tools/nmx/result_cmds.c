@@ -59,11 +59,10 @@ int cmd_judge(int argc, char **argv)
 		{ "cell", required_argument, 0, 'c' },
 		{ "variant", required_argument, 0, 'v' },
 		{ "described", required_argument, 0, 'F' },
-		{ "top", required_argument, 0, 't' },
 		{ 0 }
 	};
 	const char *log = NULL, *out = NULL, *findings = NULL;
-	const char *cell = NULL, *variant = NULL, *described = NULL, *top = ".";
+	const char *cell = NULL, *variant = NULL, *described = NULL;
 	char findings_path[4096];
 	struct cell_facts f = { 0 };
 	struct xfails xfail = { 0 };
@@ -81,7 +80,6 @@ int cmd_judge(int argc, char **argv)
 		case 'c': cell = optarg; break;
 		case 'v': variant = optarg; break;
 		case 'F': described = optarg; break;
-		case 't': top = optarg; break;
 		default: return EXIT_INFRA;
 		}
 	}
@@ -98,7 +96,7 @@ int cmd_judge(int argc, char **argv)
 		struct stat st;
 
 		if (facts_read(&f, described) ||
-		    facts_series_dir(&f, top, findings_path, sizeof(findings_path) - 12))
+		    facts_series_dir(&f, findings_path, sizeof(findings_path) - 12))
 			return EXIT_INFRA;
 		strcat(findings_path, "/FINDINGS.md");
 		if (!stat(findings_path, &st)) {

@@ -55,13 +55,13 @@ static int read_series(const char *dir, const struct strlist *skip,
 	return 0;
 }
 
-/* The variant's patches (see above); @top: where relative series dirs are. */
-static int variant_patches(const struct cell_facts *f, const char *top,
+/* The variant's patches (see above). */
+static int variant_patches(const struct cell_facts *f,
 			   struct strlist *out)
 {
 	char dir[PATH_MAX];
 
-	if (facts_series_dir(f, top, dir, sizeof(dir)) ||
+	if (facts_series_dir(f, dir, sizeof(dir)) ||
 	    read_series(dir, &f->skip_patches, out))
 		return -1;
 	return f->extra_series_dir ? read_series(f->extra_series_dir, NULL, out) : 0;
@@ -297,12 +297,11 @@ int cmd_series(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "described", required_argument, 0, 'F' },
-		{ "top", required_argument, 0, 't' },
 		{ "src", required_argument, 0, 's' },
 		{ "log", required_argument, 0, 'l' },
 		{ 0 }
 	};
-	const char *described = NULL, *top = ".", *src = NULL, *log = NULL, *verb;
+	const char *described = NULL, *src = NULL, *log = NULL, *verb;
 	struct strlist patches = { 0 };
 	struct cell_facts f;
 	int opt, ret = EXIT_INFRA;
@@ -316,7 +315,6 @@ int cmd_series(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'F': described = optarg; break;
-		case 't': top = optarg; break;
 		case 's': src = optarg; break;
 		case 'l': log = optarg; break;
 		default: goto usage;
@@ -328,7 +326,7 @@ int cmd_series(int argc, char **argv)
 		goto usage;
 	if (facts_read(&f, described))
 		return EXIT_INFRA;
-	if (!variant_patches(&f, top, &patches)) {
+	if (!variant_patches(&f, &patches)) {
 		if (!strcmp(verb, "list")) {
 			for (i = 0; i < patches.n; i++)
 				printf("%s\n", patches.v[i]);
@@ -347,8 +345,8 @@ int cmd_series(int argc, char **argv)
 	strlist_free(&patches);
 	return ret;
 usage:
-	fprintf(stderr, "usage: nmx series list --described CELL_TSV [--top DIR]\n"
-		"       nmx series key --described CELL_TSV [--top DIR] --src PRISTINE_REPO\n"
-		"       nmx series commit --described CELL_TSV [--top DIR] --src WORKTREE --log LOG\n");
+	fprintf(stderr, "usage: nmx series list --described CELL_TSV\n"
+		"       nmx series key --described CELL_TSV --src PRISTINE_REPO\n"
+		"       nmx series commit --described CELL_TSV --src WORKTREE --log LOG\n");
 	return EXIT_INFRA;
 }

@@ -14,7 +14,6 @@
  * that body and the recipients get_maintainer.pl named.
  */
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -630,7 +629,7 @@ int cmd_upstream_plan(int argc, char **argv)
 	struct ydoc y;
 	yaml_node_t *topics, *root;
 	yaml_node_pair_t *pair;
-	char repo[PATH_MAX], series_dir[PATH_MAX], yaml[PATH_MAX + 16];
+	char series_dir[PATH_MAX], yaml[PATH_MAX + 16];
 	char tsv[PATH_MAX + 16];
 	const char *problem;
 	const char *run_dirs[MAX_RUNS];
@@ -687,12 +686,11 @@ int cmd_upstream_plan(int argc, char **argv)
 		free_runs(&x);
 		return EXIT_INFRA;
 	}
-	snprintf(repo, sizeof(repo), "%s", matrix_path);
-	if (t->series[0] == '/')
-		snprintf(series_dir, sizeof(series_dir), "%s", t->series);
-	else
-		snprintf(series_dir, sizeof(series_dir), "%s/%s", dirname(repo),
-			 t->series);
+	if (series_dir_of(matrix_path, t->series, series_dir, sizeof(series_dir))) {
+		matrix_free(&m);
+		free_runs(&x);
+		return EXIT_INFRA;
+	}
 	snprintf(yaml, sizeof(yaml), "%s/upstream.yaml", series_dir);
 	if (ydoc_load(&y, yaml)) {
 		matrix_free(&m);
