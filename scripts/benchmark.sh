@@ -71,10 +71,7 @@ timed_run() {
 # run_figures RUN_DIR: nmx run-figures of the run into the associative
 # array FIG (kernel_cpu_seconds, boot_seconds, slowest_boot, boots).
 run_figures() {
-	local out
-	out=$(nmx run-figures "$1") || return 1
-	declare -gA FIG=()
-	tsv_into FIG <<<"$out"
+	nmx_into FIG run-figures "$1"
 }
 
 # figures_row TOP MODE WALL RUN_DIR: the figures.tsv row of one measured

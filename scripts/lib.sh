@@ -87,7 +87,7 @@ load_cell() {
 		fi
 		mv "$file.tmp" "$file"
 	fi
-	declare -gA CELL=()
+	declare -gA CELL
 	tsv_into CELL <"$file"
 	if [ "${CELL[tree]:-}" != "$2" ] || [ "${CELL[variant]:-}" != "$3" ] ||
 		[ "${CELL[cell]:-}" != "$4" ]; then
@@ -99,11 +99,13 @@ load_cell() {
 }
 
 # tsv_into ARRAY: nmx's KEY<TAB>VALUE lines on stdin into the associative
-# array the caller names (a list, KEY[] lines, as its items a line each).
+# array the caller names, emptied first (a list, KEY[] lines, as its items
+# a line each).
 # shellcheck disable=SC2004 # into: the caller's associative array, by name
 tsv_into() {
 	local -n into=$1
 	local key value
+	into=()
 	while IFS=$'\t' read -r key value; do
 		case $key in
 		'') ;;
@@ -113,14 +115,19 @@ tsv_into() {
 	done
 }
 
-# run_facts VERB OPTIONS...: nmx run-dir VERB (new, show, resume, finish),
-# its KEY<TAB>VALUE lines into the associative array RUN.
-# shellcheck disable=SC2034 # RUN: read by the callers
-run_facts() {
+# nmx_into ARRAY ARGS...: what nmx ARGS prints as KEY<TAB>VALUE lines, in
+# the global associative array ARRAY (emptied first); failure if nmx fails.
+nmx_into() {
 	local out
-	out=$(nmx run-dir "$@") || return 1
-	declare -gA RUN=()
-	tsv_into RUN <<<"$out"
+	out=$(nmx "${@:2}") || return 1
+	declare -gA "$1"
+	tsv_into "$1" <<<"$out"
+}
+
+# run_facts VERB OPTIONS...: nmx run-dir VERB (new, show, resume, finish)
+# into the array RUN.
+run_facts() {
+	nmx_into RUN run-dir "$@"
 }
 
 # cell_list KEY: a list of the cell's facts (make_targets, ...), a line each.
