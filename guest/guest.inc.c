@@ -106,44 +106,199 @@ struct guest_step {
 	void (*run)(void);
 	int results;
 	const struct guest_step *sub;	/* ends with an entry without a name */
+	int setup;			/* runs once, whatever is selected */
 };
 
-/* A step that prints @results KTAP results; a step of sub-steps. */
-#define STEP(fn, results) { #fn, fn, results, 0 }
-#define STEPS(name, table) { name, 0, 0, table }
-#define END_OF_STEPS { 0, 0, 0, 0 }
+/*
+ * A step that prints @results KTAP results; one the others need; a step
+ * of sub-steps.
+ */
+#define STEP(fn, results) { #fn, fn, results, 0, 0 }
+#define SETUP(fn, results) { #fn, fn, results, 0, 1 }
+#define STEPS(name, table) { name, 0, 0, table, 0 }
+#define END_OF_STEPS { 0, 0, 0, 0, 0 }
 
 static int nr_step_bugs;
 
+/*
+ * A failure that comes at random is caught by running its step alone,
+ * again and again, in one boot: "nmx_only=STEP[,STEP...]" and
+ * "nmx_repeat=N" on the kernel command line (boot.sh --kernel-args),
+ * which the kernel hands to PID 1 as its environment. A table's name
+ * selects all of its steps; SETUP steps, and steps that print no result,
+ * run once whatever is selected. Each round after the first frames its
+ * files as "roundN.NAME": the host refuses a name framed twice, and more
+ * than 128 frames.
+ */
+#define STEP_ROUNDS_MAX 64
+
+static const char *only_steps;	/* NULL: every step */
+static int step_rounds = 1;
+static int guest_round;		/* 0 in a step's first round */
+
+/* Is @name an item of the comma-separated @list? */
+static int listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	while (*list) {
+		if (!strncmp(list, name, n) && (list[n] == ',' || !list[n]))
+			return 1;
+		list = strchr(list, ',');
+		if (!list)
+			break;
+		list++;
+	}
+	return 0;
+}
+
+static int step_selected(const struct guest_step *step, int parent)
+{
+	return parent || !only_steps || listed(only_steps, step->name);
+}
+
+/* Runs once in place: a table, a SETUP step, a step that prints nothing. */
+static int runs_once(const struct guest_step *step)
+{
+	return step->sub || step->setup || !step->results;
+}
+
+static int steps_planned_of(const struct guest_step *step, int parent)
+{
+	int n = 0, sel;
+
+	for (; step->name; step++) {
+		sel = step_selected(step, parent);
+		if (step->sub)
+			n += steps_planned_of(step->sub, sel);
+		else if (runs_once(step) || sel)
+			n += step->results * (runs_once(step) ? 1 : step_rounds);
+	}
+	return n;
+}
+
 static int steps_planned(const struct guest_step *step)
 {
+	return steps_planned_of(step, 0);
+}
+
+static int step_exists(const struct guest_step *step, const char *name,
+		       size_t len)
+{
+	for (; step->name; step++)
+		if ((strlen(step->name) == len &&
+		     !strncmp(step->name, name, len)) ||
+		    (step->sub && step_exists(step->sub, name, len)))
+			return 1;
+	return 0;
+}
+
+/*
+ * Read nmx_only and nmx_repeat; on a bad value print why (after the
+ * plan, as "Bail out!") and return -1.
+ */
+/* 6.1's nolibc leaves environ to the program: read main()'s envp. */
+static const char *env_value(char **envp, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (; envp && *envp; envp++)
+		if (!strncmp(*envp, name, n) && (*envp)[n] == '=')
+			return *envp + n + 1;
+	return 0;
+}
+
+static int select_steps(const struct guest_step *steps, char **envp,
+			char *why, size_t size)
+{
+	const char *only = env_value(envp, "nmx_only");
+	const char *rounds = env_value(envp, "nmx_repeat");
+	const char *item, *end;
 	int n = 0;
 
-	for (; step->name; step++)
-		n += step->sub ? steps_planned(step->sub) : step->results;
-	return n;
+	if (rounds) {
+		for (end = rounds; *end >= '0' && *end <= '9' && n <= STEP_ROUNDS_MAX; end++)
+			n = n * 10 + *end - '0';
+		if (*end || n < 1 || n > STEP_ROUNDS_MAX) {
+			strlcpy(why, "nmx_repeat wants a number from 1 to 64, not ",
+				size);
+			strlcat(why, rounds, size);
+			return -1;
+		}
+		step_rounds = n;
+	}
+	if (!only)
+		return 0;
+	for (item = only; *item; item = *end ? end + 1 : end) {
+		end = strchr(item, ',');
+		if (!end)
+			end = item + strlen(item);
+		if (!step_exists(steps, item, end - item)) {
+			strlcpy(why, "nmx_only names no step of the guest: ",
+				size);
+			strlcat(why, only, size);
+			return -1;
+		}
+	}
+	only_steps = only;
+	return 0;
+}
+
+static void run_step(const struct guest_step *step, int want)
+{
+	int before = nr_test;
+
+	step->run();
+	if (nr_test - before != want) {
+		printf("# BUG: step %s printed %d result(s), its table entry says %d\n",
+		       step->name, nr_test - before, want);
+		nr_step_bugs++;
+	}
+}
+
+/*
+ * The steps between two that run once form a block, and each round runs
+ * the block's selected steps in order: a failure that needs the step
+ * before it is repeated with it (nmx_only=test_migrate,test_irq).
+ */
+static void run_steps_of(const struct guest_step *step, int parent)
+{
+	const struct guest_step *s;
+	int round;
+
+	while (step->name) {
+		if (step->sub) {
+			if (step->run)
+				step->run();
+			run_steps_of(step->sub, step_selected(step, parent));
+			step++;
+			continue;
+		}
+		if (runs_once(step)) {
+			run_step(step, step->results);
+			step++;
+			continue;
+		}
+		for (round = 0; round < step_rounds; round++) {
+			guest_round = round;
+			for (s = step; s->name && !runs_once(s); s++) {
+				if (!step_selected(s, parent))
+					continue;
+				if (round)
+					printf("# %s: round %d of %d\n",
+					       s->name, round + 1, step_rounds);
+				run_step(s, s->results);
+			}
+		}
+		guest_round = 0;
+		while (step->name && !runs_once(step))
+			step++;
+	}
 }
 
 static void run_steps(const struct guest_step *step)
 {
-	for (; step->name; step++) {
-		int before = nr_test, want;
-
-		if (step->sub) {
-			want = steps_planned(step->sub);
-			if (step->run)
-				step->run();
-			run_steps(step->sub);
-		} else {
-			want = step->results;
-			step->run();
-		}
-		if (nr_test - before != want) {
-			printf("# BUG: step %s printed %d result(s), its table entry says %d\n",
-			       step->name, nr_test - before, want);
-			nr_step_bugs++;
-		}
-	}
+	run_steps_of(step, 0);
 }
 
 /*
@@ -327,8 +482,16 @@ static int file_has_word(const char *path, const char *word)
 	return found;
 }
 
-static void print_file(const char *name, const char *text)
+static void print_file(const char *base, const char *text)
 {
+	char name[80] = "";
+
+	if (guest_round) {
+		strlcpy(name, "round", sizeof(name));
+		append_uint(name, sizeof(name), guest_round + 1);
+		strlcat(name, ".", sizeof(name));
+	}
+	strlcat(name, base, sizeof(name));
 	printf(NMX_FILE_BEGIN "%s\n", name);
 	fputs(text, stdout);
 	if (*text && text[strlen(text) - 1] != '\n')

@@ -189,11 +189,11 @@ static void test_bl_switcher_if_built(void)
 
 /* Everything PID 1 does, in order: the KTAP plan is computed from it. */
 static const struct guest_step guest_steps[] = {
-	STEP(test_machine, 1),
-	STEP(test_endianness, 1),
+	SETUP(test_machine, 1),
+	SETUP(test_endianness, 1),
 	STEP(pin_to_cpu0, 0),
-	STEP(test_tracefs, 1),
-	STEP(test_filter_functions, 1),
+	SETUP(test_tracefs, 1),
+	SETUP(test_filter_functions, 1),
 	STEP(take_seed_traces, 0),
 	STEP(test_unpruned, 1),
 	STEP(test_pruned_hides_subtree, 1),
@@ -202,20 +202,30 @@ static const struct guest_step guest_steps[] = {
 	STEP(test_boot_selftest, 1),
 	STEPS("notrace_suite", notrace_suite),
 	STEP(run_ftracetest, FTRACETEST_TESTS),
-	STEP(test_writes, 1),
+	SETUP(test_writes, 1),
 	STEP(test_bl_switcher_if_built, NMX_BL_SWITCHER ? 1 : 0),
 	END_OF_STEPS
 };
 
-int main(void)
+int main(int argc, char **argv, char **envp)
 {
+	char why[160];
+	int bad = select_steps(guest_steps, envp, why, sizeof(why));
 	int nr_planned = steps_planned(guest_steps);
 
 	print_uptime(NMX_UPTIME_INIT);
 	printf("\n" NMX_KTAP_HEADER "\n");
 	printf("# notrace-matrix guest for cell %s: seed example with %s\n",
 	       NMX_CELL, NMX_FAULT_ROOT);
+	if (only_steps || step_rounds > 1)
+		printf("# steps: %s, %d round(s) each (nmx_only, nmx_repeat)\n",
+		       only_steps ? only_steps : "all", step_rounds);
 	printf("1..%d\n", nr_planned);
+	if (bad) {
+		printf("Bail out! %s\n", why);
+		printf(NMX_FAIL_MARKER "\n");
+		power_off();
+	}
 
 	run_steps(guest_steps);
 
