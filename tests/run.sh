@@ -73,6 +73,13 @@ matrix_test() {
 	if [ "$rc" -ne 0 ]; then
 		echo "matrix: exit $rc (see $summary)"
 		failed=$((failed > 0 ? failed : 1))
+		# A CI job's log is often all that is kept of a failure that
+		# comes at random: the guest's own words for each failed test.
+		if [ -f "$TOP/results/latest/report.md" ]; then
+			echo "matrix: the failures as report.md has them:"
+			awk '/^### Failures/ { p = 1; next } /^### / { p = 0 } p' \
+				"$TOP/results/latest/report.md" | cut -c1-2000
+		fi
 	fi
 	# Each tree's series, through that tree's checkpatch.pl --strict (the
 	# run has unpacked the trees).
