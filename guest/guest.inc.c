@@ -217,7 +217,8 @@ static int select_steps(const struct guest_step *steps, char **envp,
 	int n = 0;
 
 	if (rounds) {
-		for (end = rounds; *end >= '0' && *end <= '9' && n <= STEP_ROUNDS_MAX; end++)
+		for (end = rounds; *end >= '0' && *end <= '9' &&
+		     n <= STEP_ROUNDS_MAX; end++)
 			n = n * 10 + *end - '0';
 		if (*end || n < 1 || n > STEP_ROUNDS_MAX) {
 			strlcpy(why, "nmx_repeat wants a number from 1 to 64, not ",
@@ -229,6 +230,10 @@ static int select_steps(const struct guest_step *steps, char **envp,
 	}
 	if (!only)
 		return 0;
+	if (!*only) {
+		strlcpy(why, "nmx_only is empty", size);
+		return -1;
+	}
 	for (item = only; *item; item = *end ? end + 1 : end) {
 		end = strchr(item, ',');
 		if (!end)
