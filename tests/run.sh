@@ -56,6 +56,13 @@ unit_tests() {
 		-o "$out/fgraph_test" "$TOP/tests/fgraph/fgraph_test.c"
 	"$out/fgraph_test" "$TOP/tests/fgraph" | tee "$out/fgraph.tap" || true
 	count_tap "$out/fgraph.tap"
+	# The guest's seed-example checks, built for the host (glibc for nolibc).
+	gcc -std=gnu11 -Wall -Wextra -Werror -Wno-unused-function \
+		-Wno-unused-parameter -I "$TOP/guest" \
+		-fsanitize=address,undefined -fno-sanitize-recover=all \
+		-o "$out/seed_test" "$TOP/tests/fgraph/seed_test.c"
+	"$out/seed_test" "$TOP/tests/fgraph" | tee "$out/seed.tap" || true
+	count_tap "$out/seed.tap"
 	rm -rf "$out"
 }
 
