@@ -236,6 +236,13 @@ judge() {
 	grep -q '"after_final_marker": null' "$SCRATCH/verdict.json"
 }
 
+@test "OpenBIOS's EXIT after sparc64's power-off is a power-off line" {
+	judge sparc64-openbios-exit-7.2
+	[ "$status" -eq 0 ]
+	[ "$output" = "PASS: 38 tests ok, 15 skipped" ]
+	grep -q '"after_final_marker": null' "$SCRATCH/verdict.json"
+}
+
 @test "every subtest skipped: SKIP, not PASS, exit 1" {
 	judge all-skipped
 	[ "$status" -eq 1 ]

@@ -267,7 +267,10 @@ const struct kernel_report *kernel_report_match(const char *line,
 /*
  * What the kernel prints between the guest's power-off request and the
  * end of the console: kernel/reboot.c kernel_power_off(), kernel_restart()
- * and kernel_halt(), arm64's machine_restart(), x86's ACPI S5.
+ * and kernel_halt(), arm64's machine_restart(), x86's ACPI S5; and what
+ * firmware prints once the kernel handed the machine back: OpenBIOS's
+ * "exit" word (sparc64's prom_halt_power_off()) when QEMU is slower to stop
+ * than it is to print.
  */
 static const char *const poweroff_noise[] = {
 	"reboot: Power down",
@@ -275,6 +278,7 @@ static const char *const poweroff_noise[] = {
 	"reboot: machine restart",
 	"reboot: System halted",
 	"ACPI: PM: Preparing to enter system sleep state S5",
+	"EXIT",
 	NULL
 };
 
