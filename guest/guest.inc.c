@@ -193,10 +193,6 @@ static int step_exists(const struct guest_step *step, const char *name,
 	return 0;
 }
 
-/*
- * Read nmx_only and nmx_repeat; on a bad value print why (after the
- * plan, as "Bail out!") and return -1.
- */
 /* 6.1's nolibc leaves environ to the program: read main()'s envp. */
 static const char *env_value(char **envp, const char *name)
 {
@@ -208,6 +204,10 @@ static const char *env_value(char **envp, const char *name)
 	return 0;
 }
 
+/*
+ * Read nmx_only and nmx_repeat; on a bad value say why in @why (main()
+ * prints it after the plan, as "Bail out!") and return -1.
+ */
 static int select_steps(const struct guest_step *steps, char **envp,
 			char *why, size_t size)
 {
@@ -221,8 +221,10 @@ static int select_steps(const struct guest_step *steps, char **envp,
 		     n <= STEP_ROUNDS_MAX; end++)
 			n = n * 10 + *end - '0';
 		if (*end || n < 1 || n > STEP_ROUNDS_MAX) {
-			strlcpy(why, "nmx_repeat wants a number from 1 to 64, not ",
+			strlcpy(why, "nmx_repeat wants a number from 1 to ",
 				size);
+			append_uint(why, size, STEP_ROUNDS_MAX);
+			strlcat(why, ", not ", size);
 			strlcat(why, rounds, size);
 			return -1;
 		}

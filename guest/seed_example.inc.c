@@ -181,6 +181,14 @@ static int count_outside_irq(const struct fg_trace *t, const char *name,
 	return n;
 }
 
+static int name_in(const char *const *names, int n, const char *name)
+{
+	while (n--)
+		if (!strcmp(names[n], name))
+			return 1;
+	return 0;
+}
+
 /* Names that, in the unpruned trace, occur only beneath handle_mm_fault. */
 static const char *pruned_names[MAX_PRUNED_NAMES];
 static int nr_pruned_names;
@@ -189,7 +197,7 @@ static int nr_irq_work_events;
 static void collect_pruned_names(void)
 {
 	const struct fg_trace *t = &traces[UNPRUNED];
-	int i, j, outside;
+	int i, outside;
 
 	for (i = 0; i < t->nr; i++) {
 		const char *name = t->ev[i].name;
@@ -203,20 +211,10 @@ static void collect_pruned_names(void)
 		if (!count_outside_irq(t, name, "handle_mm_fault", &outside) ||
 		    outside)
 			continue;
-		for (j = 0; j < nr_pruned_names; j++)
-			if (!strcmp(pruned_names[j], name))
-				break;
-		if (j == nr_pruned_names && j < MAX_PRUNED_NAMES)
+		if (!name_in(pruned_names, nr_pruned_names, name) &&
+		    nr_pruned_names < MAX_PRUNED_NAMES)
 			pruned_names[nr_pruned_names++] = name;
 	}
-}
-
-static int name_in(const char *const *names, int n, const char *name)
-{
-	while (n--)
-		if (!strcmp(names[n], name))
-			return 1;
-	return 0;
 }
 
 /* handle_mm_fault()'s traced callers, at every depth, in the unpruned trace. */
