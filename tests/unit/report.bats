@@ -192,3 +192,17 @@ two_tree_run() {
 	run "$NMX" run-figures
 	[ "$status" -eq 2 ]
 }
+
+@test "run-figures --scenarios: where the boots' seconds go, per subtest, the costliest first; SKIPs apart" {
+	run "$NMX" run-figures --scenarios "$TESTS_DIR/report/runs/seconds"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "$(printf '# part\tcells\ttotal\tmedian\tmax\tmax_at')" ]
+	# sparc64 has one CPU: the scenario is a SKIP there, not a 0 s run
+	[ "${lines[1]}" = "$(printf 'graph_hash_rewritten_while_traced\t2\t171.4\t85.7\t99.8\tlinux-7.2-upstream/arm64')" ]
+	[[ "$output" == *$'(kernel start to PID 1)\t3\t12.4\t4.3\t5.1\tlinux-7.2-upstream/arm64'* ]]
+	[[ "$output" == *$'(skipped subtests)\t3\t'* ]]
+	run "$NMX" run-figures --scenarios "$TESTS_DIR/report/runs/all-pass"
+	[ "$status" -eq 0 ]
+	# recorded before the guest's clock was kept: nothing to say
+	[ "$output" = "$(printf '# part\tcells\ttotal\tmedian\tmax\tmax_at')" ]
+}

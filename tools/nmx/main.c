@@ -232,12 +232,15 @@ static const struct command commands[] = {
 "        --runners N: as a GitLab pipeline on N runners of --cores cores each;\n"
 "        --seconds: only the seconds. Cells with no figures are left out\n" },
 	{ "run-figures", cmd_run_figures, 0,
-"run-figures [--stages] RUN_DIR\n"
+"run-figures [--stages|--scenarios] RUN_DIR\n"
 "        a run's figures for scripts/benchmark.sh, from its cells' result.json:\n"
 "        kernel_cpu_seconds, boot_seconds, slowest_boot (seconds, cell), boots (not\n"
 "        reused), KEY<TAB>VALUE; --stages: TREE-VARIANT CELL STAGE SECONDS per stage\n"
 "        that did its work (a boot only if the cell passed) and the kernel's CPU\n"
-"        seconds as stage kernel_cpu, tab-separated\n" },
+"        seconds as stage kernel_cpu, tab-separated; --scenarios: where the boots'\n"
+"        seconds go, per subtest (the guest's clock), kernel start to PID 1 and the\n"
+"        rest, over the cells that passed on a boot of their own: part, cells, total,\n"
+"        median, max and its cell, the costliest first\n" },
 	{ "plan", cmd_plan, 0,
 "plan gitlab\n"
 "        the default run as a GitLab CI pipeline: a shard job per tree and cell, then the merge\n" },

@@ -422,6 +422,123 @@ infra:
  * short by a failed selftest says nothing of how long a boot takes), and
  * the kernel's CPU seconds as stage kernel_cpu.
  */
+struct part_seconds {
+	const char *part;
+	json_t *values;		/* [[seconds, "TREE-VARIANT/CELL"], ...] */
+	double total;
+};
+
+static void add_part(json_t *parts, const char *part, double secs,
+		     const char *rel)
+{
+	json_t *v = json_object_get(parts, part);
+
+	if (!v) {
+		v = json_array();
+		json_object_set_new(parts, part, v);
+	}
+	json_array_append_new(v, json_pack("[f,s]", secs, rel));
+}
+
+static int by_seconds(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int by_total(const void *a, const void *b)
+{
+	const struct part_seconds *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return strcmp(x->part, y->part);
+}
+
+/*
+ * Where the boots' seconds go: the kernel's start to PID 1, each subtest
+ * (the guest's clock from the result before it: the scenario and what
+ * it set up; SKIPs summed apart), and what the guest's clock does not
+ * see (QEMU, firmware, power-off, the judge), over the cells that passed
+ * on a boot of their own. A line per part, the costliest first.
+ */
+static int scenario_figures(const struct run *run)
+{
+	json_t *parts = json_object(), *v, *sub;
+	struct part_seconds *p;
+	const char *key;
+	size_t k, n = 0;
+	int i;
+
+	for (i = 0; i < run->nr; i++) {
+		const struct cell_run *c = &run->c[i];
+		double boot = cell_seconds(c, "boot");
+		double init = cell_seconds(c, "boot_to_init");
+		double test = cell_seconds(c, "test");
+		double skipped = 0;
+
+		if (strcmp(c->status, "PASS") || *env_str(c, "boot_reused_from") ||
+		    !json_object_get(json_object_get(c->r, "seconds"), "test"))
+			continue;
+		add_part(parts, "(kernel start to PID 1)", init, c->rel);
+		json_array_foreach(json_object_get(c->r, "subtests"), k, sub) {
+			json_t *secs = json_object_get(sub, "seconds");
+			const char *name = json_string_value(json_object_get(sub, "name"));
+
+			const char *res = json_string_value(json_object_get(sub, "result"));
+
+			if (!name || !secs)
+				continue;
+			/* Where it ran is what its median says; a SKIP did not. */
+			if (res && !strcmp(res, "SKIP"))
+				skipped += json_number_value(secs);
+			else
+				add_part(parts, name, json_number_value(secs), c->rel);
+		}
+		add_part(parts, "(skipped subtests)", skipped, c->rel);
+		add_part(parts, "(outside the guest's clock)", boot - init - test,
+			 c->rel);
+	}
+	p = calloc(json_object_size(parts) + 1, sizeof(*p));
+	if (!p)
+		return EXIT_INFRA;
+	json_object_foreach(parts, key, v) {
+		p[n].part = key;
+		p[n].values = v;
+		json_array_foreach(v, k, sub)
+			p[n].total += json_number_value(json_array_get(sub, 0));
+		n++;
+	}
+	qsort(p, n, sizeof(*p), by_total);
+	printf("# part\tcells\ttotal\tmedian\tmax\tmax_at\n");
+	for (k = 0; k < n; k++) {
+		size_t m = json_array_size(p[k].values), j, at = 0;
+		double *secs = calloc(m, sizeof(*secs)), max = -1;
+
+		if (!secs)
+			return EXIT_INFRA;
+		for (j = 0; j < m; j++) {
+			secs[j] = json_number_value(json_array_get(
+				json_array_get(p[k].values, j), 0));
+			if (secs[j] > max) {
+				max = secs[j];
+				at = j;
+			}
+		}
+		qsort(secs, m, sizeof(*secs), by_seconds);
+		printf("%s\t%zu\t%.1f\t%.1f\t%.1f\t%s\n", p[k].part, m,
+		       p[k].total,
+		       m % 2 ? secs[m / 2] : (secs[m / 2 - 1] + secs[m / 2]) / 2,
+		       max, json_string_value(json_array_get(
+				json_array_get(p[k].values, at), 1)));
+		free(secs);
+	}
+	free(p);
+	json_decref(parts);
+	return fflush(stdout) ? EXIT_INFRA : EXIT_PASS;
+}
+
 int cmd_run_figures(int argc, char **argv)
 {
 	double cpu = 0, boots = 0, slowest = 0, secs;
@@ -433,13 +550,20 @@ int cmd_run_figures(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "--stages"))
 		stages = 1;
-	if (argc != 2 + stages) {
-		fprintf(stderr, "usage: nmx run-figures [--stages] RUN_DIR\n");
+	else if (argc == 3 && !strcmp(argv[1], "--scenarios"))
+		stages = 2;
+	if (argc != 2 + !!stages) {
+		fprintf(stderr, "usage: nmx run-figures [--stages|--scenarios] RUN_DIR\n");
 		return EXIT_INFRA;
 	}
 	dir = argv[argc - 1];
 	if (run_load(&run, dir))
 		return EXIT_INFRA;
+	if (stages == 2) {
+		i = scenario_figures(&run);
+		run_free(&run);
+		return i;
+	}
 	for (i = 0; i < run.nr; i++) {
 		const struct cell_run *c = &run.c[i];
 
