@@ -26,8 +26,9 @@
 #             reverted (every cell judged from its last boot).
 # --rerun     nothing changed: serial, -j cores, and --reuse-boots.
 # --patches FILE  ./matrix.sh --patches FILE as a maintainer runs it (say
-#             a one-file arch/arm change): the cells it leaves unchanged
-#             are judged from upstream's boot (issue 21's 3 minutes).
+#             a one-file arch/arm change, benchmarks/patches/arm-setup-rev.diff):
+#             the cells it leaves unchanged are judged from upstream's boot
+#             (issue 21's 3 minutes).
 # --scale     no run: the expected wall time of the default run, of the
 #             end-to-end set and of --set all on more cores and on a GitLab
 #             pipeline, from benchmarks/typical-seconds.tsv (nmx estimate),
