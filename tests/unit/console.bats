@@ -243,6 +243,13 @@ judge() {
 	grep -q '"after_final_marker": null' "$SCRATCH/verdict.json"
 }
 
+@test "SeaBIOS-hppa's reset lines after parisc's restart are power-off lines" {
+	judge parisc-seabios-reset-7.2
+	[ "$status" -eq 0 ]
+	[ "$output" = "PASS: 39 tests ok, 14 skipped" ]
+	grep -q '"after_final_marker": null' "$SCRATCH/verdict.json"
+}
+
 @test "every subtest skipped: SKIP, not PASS, exit 1" {
 	judge all-skipped
 	[ "$status" -eq 1 ]

@@ -270,7 +270,8 @@ const struct kernel_report *kernel_report_match(const char *line,
  * and kernel_halt(), arm64's machine_restart(), x86's ACPI S5; and what
  * firmware prints once the kernel handed the machine back: OpenBIOS's
  * "exit" word (sparc64's prom_halt_power_off()) when QEMU is slower to stop
- * than it is to print.
+ * than it is to print, and SeaBIOS-hppa's lines when parisc's restart
+ * hands it the machine.
  */
 static const char *const poweroff_noise[] = {
 	"reboot: Power down",
@@ -279,6 +280,8 @@ static const char *const poweroff_noise[] = {
 	"reboot: System halted",
 	"ACPI: PM: Preparing to enter system sleep state S5",
 	"EXIT",
+	"SeaBIOS wants SYSTEM RESET.",
+	"***************************",
 	NULL
 };
 
