@@ -411,17 +411,6 @@ infra:
 
 /* ---- run-figures ------------------------------------------------------ */
 
-/*
- * A run's figures for scripts/benchmark.sh, from its cells' result.json
- * (the records nmx result merged): without --stages, KEY<TAB>VALUE lines
- * kernel_cpu_seconds (the kernel builds' CPU seconds, summed),
- * boot_seconds (the boots' seconds, summed), slowest_boot (seconds<TAB>
- * TREE-VARIANT/CELL), boots (boots that ran, not judged from an earlier
- * console). --stages: "TREE-VARIANT<TAB>CELL<TAB>STAGE<TAB>SECONDS" for
- * each stage that did its work (a boot only if the cell passed: one cut
- * short by a failed selftest says nothing of how long a boot takes), and
- * the kernel's CPU seconds as stage kernel_cpu.
- */
 struct part_seconds {
 	const char *part;
 	json_t *values;		/* [[seconds, "TREE-VARIANT/CELL"], ...] */
@@ -485,7 +474,6 @@ static int scenario_figures(const struct run *run)
 		json_array_foreach(json_object_get(c->r, "subtests"), k, sub) {
 			json_t *secs = json_object_get(sub, "seconds");
 			const char *name = json_string_value(json_object_get(sub, "name"));
-
 			const char *res = json_string_value(json_object_get(sub, "result"));
 
 			if (!name || !secs)
@@ -539,6 +527,18 @@ static int scenario_figures(const struct run *run)
 	return fflush(stdout) ? EXIT_INFRA : EXIT_PASS;
 }
 
+/*
+ * A run's figures for scripts/benchmark.sh, from its cells' result.json
+ * (the records nmx result merged): without --stages, KEY<TAB>VALUE lines
+ * kernel_cpu_seconds (the kernel builds' CPU seconds, summed),
+ * boot_seconds (the boots' seconds, summed), slowest_boot (seconds<TAB>
+ * TREE-VARIANT/CELL), boots (boots that ran, not judged from an earlier
+ * console). --stages: "TREE-VARIANT<TAB>CELL<TAB>STAGE<TAB>SECONDS" for
+ * each stage that did its work (a boot only if the cell passed: one cut
+ * short by a failed selftest says nothing of how long a boot takes), and
+ * the kernel's CPU seconds as stage kernel_cpu. --scenarios:
+ * scenario_figures().
+ */
 int cmd_run_figures(int argc, char **argv)
 {
 	double cpu = 0, boots = 0, slowest = 0, secs;
@@ -546,20 +546,20 @@ int cmd_run_figures(int argc, char **argv)
 	struct run run;
 	json_t *st;
 	size_t k;
-	int i, stages = 0, booted = 0;
+	int i, stages = 0, scenarios = 0, booted = 0;
 
 	if (argc == 3 && !strcmp(argv[1], "--stages"))
 		stages = 1;
 	else if (argc == 3 && !strcmp(argv[1], "--scenarios"))
-		stages = 2;
-	if (argc != 2 + !!stages) {
+		scenarios = 1;
+	if (argc != 2 + stages + scenarios) {
 		fprintf(stderr, "usage: nmx run-figures [--stages|--scenarios] RUN_DIR\n");
 		return EXIT_INFRA;
 	}
 	dir = argv[argc - 1];
 	if (run_load(&run, dir))
 		return EXIT_INFRA;
-	if (stages == 2) {
+	if (scenarios) {
 		i = scenario_figures(&run);
 		run_free(&run);
 		return i;
