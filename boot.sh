@@ -56,8 +56,8 @@ probe_accel() {
 		return
 	fi
 	rm -f "$probe_log"
-	mapfile -d '' cmd < <(nmx qemu-cmd --described "${CELL[facts]}" --kernel "$kernel" \
-		--probe "$@" --accel kvm --log "$probe_log")
+	mapfile -d '' cmd < <(nmx qemu-cmd --described "${CELL[facts]}" "${QEMU_ARGS[@]}" \
+		--kernel "$kernel" --probe "$@" --accel kvm --log "$probe_log")
 	if [ "${#cmd[@]}" -gt 0 ]; then
 		timeout -k 2 15 "${cmd[@]}" >"$probe_log.qemu" 2>&1 || true
 	fi
@@ -104,7 +104,8 @@ prepare_uboot() {
 	}; then
 		boot_infra "$cell_dir" 0 "mkimage failed (see $dir/mkimage*.log)"
 	fi
-	mapfile -d '' dump < <(nmx qemu-cmd --described "${CELL[facts]}" --accel "$accel" --dump-dtb "$dir/board.dtb")
+	mapfile -d '' dump < <(nmx qemu-cmd --described "${CELL[facts]}" "${QEMU_ARGS[@]}" \
+		--accel "$accel" --dump-dtb "$dir/board.dtb")
 	if ! {
 		bootcmd=$(nmx uboot-bootcmd --described "${CELL[facts]}" "${extra[@]}") &&
 			recorded --log "$dir/dumpdtb.log" "$cell_dir" "${dump[@]}" &&
@@ -117,6 +118,28 @@ prepare_uboot() {
 }
 
 # boot_qemu STOPPED_VAR CELL_DIR LOADER ACCEL KERNEL INITRD DTB KERNEL_ARGS:
+# resolve_qemu CELL_DIR: the QEMU the cell boots with, into QEMU (the
+# command) and QEMU_ARGS (nmx qemu-cmd's options naming it): the system's
+# qemu.binary, or a qemu.suite cell's from that Debian suite, unpacked
+# into the cache with its firmware (scripts/fetch-deb.sh: install-deps.sh
+# fetches it; here too, for a run that skipped the install).
+QEMU=
+QEMU_ARGS=()
+resolve_qemu() {
+	local cell_dir=$1 root data pkg
+	QEMU=${CELL[qemu_binary]}
+	QEMU_ARGS=()
+	[ -n "${CELL[qemu_suite]}" ] || return 0
+	for pkg in "${CELL[qemu_package]}" "${CELL[qemu_data_package]}"; do
+		"$NMX_TOP/scripts/fetch-deb.sh" "${CELL[qemu_suite]}" "$pkg" ||
+			boot_infra "$cell_dir" 0 "cannot fetch $pkg from Debian ${CELL[qemu_suite]}"
+	done
+	root=$(suite_package_dir "${CELL[qemu_suite]}" "${CELL[qemu_package]}")/root
+	data=$(suite_package_dir "${CELL[qemu_suite]}" "${CELL[qemu_data_package]}")/root
+	QEMU=$root/usr/bin/${CELL[qemu_binary]}
+	QEMU_ARGS=(--qemu "$QEMU" --qemu-firmware "$data/usr/share/qemu")
+}
+
 # QEMU itself, its serial port written to boot.log: through the cell's
 # U-Boot if it has one and LOADER is uboot. DTB and KERNEL_ARGS may be
 # empty. Sets the caller's variable named STOPPED_VAR to 1 if the time
@@ -138,8 +161,8 @@ boot_qemu() {
 	fi
 	[ -z "$kargs" ] || boot_args+=(--kernel-args "$kargs")
 	record_meta "$cell_dir" loader "$loader"
-	mapfile -d '' cmd < <(nmx qemu-cmd --described "${CELL[facts]}" "${boot_args[@]}" \
-		--accel "$accel" --log "$cell_dir/boot.log")
+	mapfile -d '' cmd < <(nmx qemu-cmd --described "${CELL[facts]}" "${QEMU_ARGS[@]}" \
+		"${boot_args[@]}" --accel "$accel" --log "$cell_dir/boot.log")
 	[ "${#cmd[@]}" -gt 0 ] || boot_infra "$cell_dir" 0 "nmx qemu-cmd failed"
 	printf '# boot (QEMU is stopped after %ss, or once the kernel panicked); the log is %s\n' \
 		"${CELL[boot_timeout]}" "$cell_dir/boot.log" >>"$cell_dir/reproduce.sh"
@@ -241,7 +264,8 @@ main() {
 	set_work_dirs
 
 	t0=$(date +%s.%N)
-	if missing=$(missing_tools "${CELL[qemu_binary]}" timeout); then
+	resolve_qemu "$cell_dir"
+	if missing=$(missing_tools "$QEMU" timeout); then
 		boot_infra "$cell_dir" 0 "missing: $missing" "missing: $missing; ./matrix.sh installs them"
 	fi
 	kernel=$NMX_OUT/${CELL[kernel_image]}
@@ -260,7 +284,7 @@ main() {
 		record_meta "$cell_dir" accelerator_probe \
 			"KVM probe: $(head -c 300 "$cell_dir/accel-probe.log.qemu" | head -n 2)"
 	fi
-	qemu_version=$("${CELL[qemu_binary]}" --version | head -n 1)
+	qemu_version=$("$QEMU" --version | head -n 1)
 	record_meta "$cell_dir" qemu_version "$qemu_version"
 
 	rm -f "$cell_dir/boot.log"

@@ -207,14 +207,41 @@ static const struct guest_step guest_steps[] = {
 	END_OF_STEPS
 };
 
+/*
+ * The kernel says "random: crng init done" once its generator is first
+ * seeded, from whatever context seeds it. Where nothing seeds it early in
+ * boot (parisc's B160L) that notice came in the middle of a result line,
+ * which nolibc's printf() writes in pieces, and cut it. A blocking
+ * getrandom() makes the kernel gather the entropy now, before the first
+ * result: the notice is then printed before this returns (on one CPU), or
+ * next to the line that says so.
+ */
+#ifndef GRND_NONBLOCK
+#define GRND_NONBLOCK 0x0001
+#endif
+
+static int wait_for_crng(void)
+{
+	char byte;
+
+	if (my_syscall3(__NR_getrandom, &byte, 1, GRND_NONBLOCK) == 1)
+		return 0;
+	my_syscall3(__NR_getrandom, &byte, 1, 0);
+	return 1;
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	char why[160];
 	int bad = select_steps(guest_steps, envp, why, sizeof(why));
 	int nr_planned = steps_planned(guest_steps);
+	int waited;
 
 	print_uptime(NMX_UPTIME_INIT);
+	waited = wait_for_crng();
 	printf("\n" NMX_KTAP_HEADER "\n");
+	if (waited)
+		printf("# waited for the kernel's random generator to be seeded (its notice must not cut a result line)\n");
 	printf("# notrace-matrix guest for cell %s: seed example with %s\n",
 	       NMX_CELL, NMX_FAULT_ROOT);
 	if (only_steps || step_rounds > 1)

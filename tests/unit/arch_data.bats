@@ -15,11 +15,11 @@ code_files() {
 	done
 }
 
-# FACT in the code, except nmx missing-tools' table of which Debian
-# package holds which tool (Debian's knowledge, not a cell's).
+# FACT in the code, except nmx's table of which Debian package holds
+# which tool (tool_package(): Debian's knowledge, not a cell's).
 fact_in_code() { # fact
 	code_files | xargs grep -H -n -F -- "$1" |
-		grep -v -E 'tools/nmx/cell_cmds\.c:[0-9]+:[[:space:]]+\{ "qemu-system-[^"]*", "qemu-system-' || true
+		grep -v -E 'tools/nmx/matrix\.c:[0-9]+:[[:space:]]+\{ "qemu-system-[^"]*", "qemu-system-' || true
 }
 
 @test "no cell's facts outside arches/ (the scripts, nmx, the guest)" {
@@ -63,10 +63,12 @@ fact_in_code() { # fact
 @test "every cell goes through the generators: QEMU line, kconfig fragment, guest header" {
 	local cell n=0 dtb
 	for cell in $(find "$TOP/arches" -maxdepth 1 -name '*.yaml' -printf '%f\n' | sed 's/\.yaml$//'); do
-		dtb=()
+		dtb=() qemu=()
 		grep -q '^dtb:' "$TOP/arches/$cell.yaml" && dtb=(--dtb /build/cell.dtb)
+		# A QEMU of another suite is the one boot.sh unpacked.
+		grep -q '^  suite:' "$TOP/arches/$cell.yaml" && qemu=(--qemu /cache/bin/qemu --qemu-firmware /cache/fw)
 		nmx qemu-cmd --tree linux-6.12 --cell "$cell" --kernel /build/kernel --initrd /build/initramfs.cpio \
-			"${dtb[@]}" --accel tcg --log /results/boot.log | tr '\0' '\n' >"$SCRATCH/q"
+			"${dtb[@]}" "${qemu[@]}" --accel tcg --log /results/boot.log | tr '\0' '\n' >"$SCRATCH/q"
 		grep -qx -- '-kernel' "$SCRATCH/q"
 		nmx fragment --cell "$cell" --tree linux-6.1 --common "$TOP/kconfig/common.config" -o "$SCRATCH/f"
 		grep -q '^CONFIG_FUNCTION_GRAPH_TRACER=y$' "$SCRATCH/f"

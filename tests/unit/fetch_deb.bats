@@ -8,8 +8,9 @@
 load helpers
 
 # A fake apt-get on PATH: "update" fails if NMX_FAKE_APT_DOWN is set, and
-# records the sources list it was given; "download linux-source-fake"
-# builds the package in the current directory.
+# records the sources list it was given; "download PKG" puts
+# $SCRATCH/debs/PKG.deb, or else the fake tree's package, in the current
+# directory.
 setup_apt() {
 	local bin=$SCRATCH/bin pkg=$SCRATCH/pkg
 	mkdir -p "$bin" "$pkg/DEBIAN" "$pkg/usr/src"
@@ -24,7 +25,10 @@ setup_apt() {
 		for a; do
 			case \$a in
 			update) [ -z "\${NMX_FAKE_APT_DOWN:-}" ] || { echo "E: Failed to fetch"; exit 100; }; exit 0 ;;
-			download) cp "$SCRATCH/linux-source-fake_9.9.1-1_all.deb" .; exit 0 ;;
+			download) shift \$((\$# - 1))
+				if [ -e "$SCRATCH/debs/\$1.deb" ]; then cp "$SCRATCH/debs/\$1.deb" "\${1}_fake_all.deb"
+				else cp "$SCRATCH/linux-source-fake_9.9.1-1_all.deb" .; fi
+				exit 0 ;;
 			esac
 		done
 		exit 1
@@ -107,4 +111,64 @@ setup_suite_tree() {
 	run "$NMX" -m "$NMX_MATRIX" -a "$NMX_ARCHES_DIR" trees
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"matrix.yaml:"*"tree fake-unstable: suite 'unstable main' is not a Debian suite name"* ]]
+}
+
+# A copy of the bootable fake cell whose QEMU comes from Debian suite
+# fake-backports: apt serves the fake QEMU as qemu-system-misc, in a
+# wrapper that says how it was run, and a firmware directory as
+# qemu-system-data. The system's fake QEMU stays on PATH: only the
+# unpacked one writes suite-qemu.args.
+setup_suite_qemu() {
+	local pkg
+	setup_boot
+	setup_apt
+	mkdir -p "$SCRATCH/debs" "$SCRATCH/arches" "$SCRATCH/qemu-system-misc/usr/bin" \
+		"$SCRATCH/qemu-system-data/usr/share/qemu"
+	cat >"$SCRATCH/qemu-system-misc/usr/bin/qemu-system-nmxfake" <<-EOF
+		#!/bin/sh
+		[ "\$1" = --version ] && { echo "QEMU emulator version 10.0 (notrace-matrix fake, fake-backports)"; exit 0; }
+		printf '%s\n' "QEMU_MODULE_DIR=\$QEMU_MODULE_DIR" "\$@" >"$SCRATCH/suite-qemu.args"
+		exec "$TESTS_DIR/fake-tree/bin/qemu-system-nmxfake" "\$@"
+	EOF
+	chmod +x "$SCRATCH/qemu-system-misc/usr/bin/qemu-system-nmxfake"
+	for pkg in qemu-system-misc qemu-system-data; do
+		mkdir -p "$SCRATCH/$pkg/DEBIAN"
+		printf 'Package: %s\nVersion: 1:10.0-1~bpo12+1\nArchitecture: all\nMaintainer: nobody <nobody@example.org>\nDescription: fake\n' \
+			"$pkg" >"$SCRATCH/$pkg/DEBIAN/control"
+		dpkg-deb -b "$SCRATCH/$pkg" "$SCRATCH/debs/$pkg.deb" >/dev/null
+	done
+	cp "$TESTS_DIR"/fake-tree/arches-boot/*.yaml "$SCRATCH/arches/"
+	sed -e 's/^name: fakeboot$/name: fakesuite/' \
+		-e 's/^  binary: qemu-system-nmxfake$/&\n  suite: fake-backports/' \
+		"$SCRATCH/arches/fakeboot.yaml" >"$SCRATCH/arches/fakesuite.yaml"
+	export NMX_ARCHES_DIR=$SCRATCH/arches
+	sed -i 's/^  cells: \[fakeboot\]$/  cells: [fakesuite]/' "$NMX_MATRIX"
+}
+
+@test "qemu.suite: the cell boots with QEMU fetched from that suite into the cache, with its firmware and no system modules" {
+	setup_suite_qemu
+	run "$TOP/matrix.sh" --no-install
+	[ "$status" -eq 0 ]
+	local dir=$NMX_CACHE/debian/fake-backports run
+	run=$(run_dir)/fake-good-upstream/fakesuite
+	grep -q '"status": "PASS"' "$run/result.json"
+	[ "$(head -n 1 "$SCRATCH/suite-qemu.args")" = "QEMU_MODULE_DIR=$dir/qemu-system-misc/root/usr/bin" ]
+	[ "$(sed -n '2,3p' "$SCRATCH/suite-qemu.args" | paste -sd' ')" = "-L $dir/qemu-system-data/root/usr/share/qemu" ]
+	grep -qx -- -nodefaults "$SCRATCH/suite-qemu.args"
+	grep -q $'^qemu_version\tQEMU emulator version 10.0 (notrace-matrix fake, fake-backports)$' "$run/meta.tsv"
+	# reproduce.sh runs the same QEMU.
+	grep -qF "$dir/qemu-system-misc/root/usr/bin/qemu-system-nmxfake" "$run/reproduce.sh"
+	# Fetched once: a second run asks nothing of apt.
+	: >"$SCRATCH/apt.calls"
+	run "$TOP/matrix.sh" --no-install
+	[ "$status" -eq 0 ]
+	[ ! -s "$SCRATCH/apt.calls" ]
+}
+
+@test "qemu.suite: a QEMU that cannot be fetched is an infrastructure failure naming the package and suite" {
+	setup_suite_qemu
+	NMX_FAKE_APT_DOWN=1 run "$TOP/matrix.sh" --no-install
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"cannot fetch qemu-system-misc from Debian fake-backports"* ]]
+	[ ! -e "$SCRATCH/suite-qemu.args" ]
 }

@@ -618,6 +618,8 @@ fake_cell() { # dir status-of-configure
 	run "$NMX" missing-tools sh nmx-none-linux-gnu-gcc qemu-system-nmxarch qemu-system-ppc-nmx nmx-no-tool
 	[ "$status" -eq 1 ]
 	[ "$output" = "nmx-none-linux-gnu-gcc (Debian package gcc-nmx-none-linux-gnu), qemu-system-nmxarch (Debian package qemu-system-misc), qemu-system-ppc-nmx (Debian package qemu-system-ppc), nmx-no-tool (Debian package nmx-no-tool)" ]
+	# sparc64 is in qemu-system-sparc, not qemu-system-misc
+	[[ "$(PATH=/nonexistent "$NMX" missing-tools qemu-system-sparc64)" == *"(Debian package qemu-system-sparc)" ]]
 	run "$NMX" missing-tools sh /bin/sh
 	[ "$status" -eq 0 ]
 	[ -z "$output" ]
@@ -654,4 +656,42 @@ fake_cell() { # dir status-of-configure
 	run "$NMX" series list --described "$SCRATCH/c.tsv" --src /x
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"usage: nmx series"* ]]
+}
+
+@test "qemu.suite: the unpacked QEMU with its own firmware, no default devices and no system modules; deps fetches it; LAVA refuses it" {
+	local args=(--tree linux-7.2 --cell parisc --kernel /k --initrd /i --accel tcg --log /l)
+	run nmx qemu-cmd "${args[@]}"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"cell parisc boots with QEMU from Debian bookworm-backports (qemu-system-misc, unpacked into the cache): pass --qemu and --qemu-firmware"* ]]
+	nmx qemu-cmd "${args[@]}" --qemu /c/misc/root/usr/bin/qemu-system-hppa \
+		--qemu-firmware /c/data/root/usr/share/qemu | tr '\0' '\n' >"$SCRATCH/q"
+	[ "$(head -n 6 "$SCRATCH/q" | paste -sd' ')" = \
+		"env QEMU_MODULE_DIR=/c/misc/root/usr/bin /c/misc/root/usr/bin/qemu-system-hppa -L /c/data/root/usr/share/qemu -nodefaults" ]
+	grep -qx B160L "$SCRATCH/q"
+	# A cell of the system's QEMU takes no other.
+	run nmx qemu-cmd --tree linux-7.2 --cell x86_64 --kernel /k --initrd /i --accel tcg --log /l --qemu /q/qemu
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"cell x86_64 boots with the system's qemu-system-x86_64: no --qemu or --qemu-firmware"* ]]
+	run "$NMX" deps
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^suite-package bookworm-backports ' <<<"$output")" -eq 2 ]
+	grep -qx 'suite-package bookworm-backports qemu-system-misc' <<<"$output"
+	grep -qx 'suite-package bookworm-backports qemu-system-data' <<<"$output"
+	run nmx lava-job --tree linux-7.2 --variant upstream --cell parisc --kernel /k --initrd /i -o "$SCRATCH"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"cell parisc boots with QEMU from Debian bookworm-backports, which LAVA's qemu device type does not run"* ]]
+}
+
+@test "qemu.suite: a suite that is not a Debian suite name, or a binary that is a path, is refused with the file" {
+	mkdir -p "$SCRATCH/a"
+	cp "$TOP"/arches/*.yaml "$SCRATCH/a/"
+	sed -i 's/^  suite: bookworm-backports$/  suite: "bookworm main"/' "$SCRATCH/a/parisc.yaml"
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/a" describe --tree linux-7.2 --variant upstream --cell parisc
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"parisc.yaml:"*"qemu.suite must be a Debian suite name (bookworm-backports), not 'bookworm main'"* ]]
+	cp "$TOP/arches/parisc.yaml" "$SCRATCH/a/"
+	sed -i 's|^  binary: qemu-system-hppa$|  binary: /opt/qemu/bin/qemu-system-hppa|' "$SCRATCH/a/parisc.yaml"
+	run "$NMX" -m "$TOP/matrix.yaml" -a "$SCRATCH/a" describe --tree linux-7.2 --variant upstream --cell parisc
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"parisc.yaml:"*"with qemu.suite, qemu.binary is a qemu-system-* command of that suite's package"* ]]
 }

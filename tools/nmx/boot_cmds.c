@@ -100,6 +100,49 @@ static int load_boot_cell(const struct selection *s, struct cell_facts *f,
 	return 0;
 }
 
+/*
+ * QEMU itself: the cell's qemu.binary from PATH, or a qemu.suite cell's
+ * QEMU as unpacked into the cache (--qemu, --qemu-firmware). That one is
+ * another version than the system's: its firmware comes from its own
+ * qemu-system-data (-L), QEMU adds no default devices (-nodefaults), and
+ * it looks for modules only beside its binary, where there are none (the
+ * system's, of another version, refuse to load into it).
+ */
+static int qemu_binary_args(const struct cell *c, const struct selection *s)
+{
+	char dir[4096];
+	const char *slash;
+
+	if (!c->qemu_suite) {
+		if (s->qemu || s->qemu_firmware) {
+			fprintf(stderr, "nmx qemu-cmd: cell %s boots with the system's %s: no --qemu or --qemu-firmware\n",
+				c->name, c->qemu_binary);
+			return -1;
+		}
+		arg0(c->qemu_binary);
+		return 0;
+	}
+	if (!s->qemu || !s->qemu_firmware) {
+		fprintf(stderr, "nmx qemu-cmd: cell %s boots with QEMU from Debian %s (%s, unpacked into the cache): pass --qemu and --qemu-firmware\n",
+			c->name, c->qemu_suite, c->qemu_package);
+		return -1;
+	}
+	slash = strrchr(s->qemu, '/');
+	if (!slash || (size_t)(slash - s->qemu) >= sizeof(dir)) {
+		fprintf(stderr, "nmx qemu-cmd: --qemu '%s' is not a path\n", s->qemu);
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "QEMU_MODULE_DIR=%.*s",
+		 (int)(slash - s->qemu), s->qemu);
+	arg0("env");
+	arg0(dir);
+	arg0(s->qemu);
+	arg0("-L");
+	arg0(s->qemu_firmware);
+	arg0("-nodefaults");
+	return 0;
+}
+
 int cmd_qemu_cmd(int argc, char **argv)
 {
 	struct selection s;
@@ -109,7 +152,8 @@ int cmd_qemu_cmd(int argc, char **argv)
 	const char *accel;
 
 	if (parse_selection(argc, argv, "tree cell described kernel initrd dtb "
-			    "accel log probe uboot-dtb dump-dtb kernel-args", &s))
+			    "accel log probe uboot-dtb dump-dtb kernel-args "
+			    "qemu qemu-firmware", &s))
 		return EXIT_INFRA;
 	if (!s.dump_dtb && (!s.kernel || (!s.initrd && !s.probe) || !s.log)) {
 		fprintf(stderr, "nmx qemu-cmd: --kernel, --initrd (or --probe) and --log are required\n");
@@ -127,7 +171,10 @@ int cmd_qemu_cmd(int argc, char **argv)
 		facts_free(&f);
 		return EXIT_INFRA;
 	}
-	arg0(c->qemu_binary);
+	if (qemu_binary_args(c, &s)) {
+		facts_free(&f);
+		return EXIT_INFRA;
+	}
 	/*
 	 * --dump-dtb: QEMU writes the device tree of the machine U-Boot runs
 	 * on and exits. It must be the same machine, firmware included: with
@@ -228,6 +275,13 @@ int cmd_lava_job(int argc, char **argv)
 	if (cell_has_dtb(&f.cell) && !s.dtb) {
 		fprintf(stderr, "nmx lava-job: cell %s boots with a DTB: pass --dtb\n",
 			f.cell.name);
+		facts_free(&f);
+		return EXIT_INFRA;
+	}
+	/* LAVA's qemu device type runs the worker's own qemu-system-<arch>. */
+	if (f.cell.qemu_suite) {
+		fprintf(stderr, "nmx lava-job: cell %s boots with QEMU from Debian %s, which LAVA's qemu device type does not run: boot it with QEMU directly\n",
+			f.cell.name, f.cell.qemu_suite);
 		facts_free(&f);
 		return EXIT_INFRA;
 	}

@@ -287,13 +287,25 @@ int cmd_describe(int argc, char **argv)
  * What the trees of matrix.yaml and every cell under arches/ need from
  * Debian, for install-deps.sh: "package NAME" lines (each once; a tree's
  * source package of this machine's release among them), "suite-package
- * SUITE NAME" lines (a tree's source package from another suite, to be
- * downloaded into the cache, never installed) and "busybox-arch ARCH"
- * lines (the architectures whose busybox-static the guests take).
+ * SUITE NAME" lines (a tree's source package from another suite, or a
+ * qemu.suite cell's QEMU and its firmware: downloaded into the cache,
+ * never installed) and "busybox-arch ARCH" lines (the architectures
+ * whose busybox-static the guests take).
  */
+static void suite_package(struct strlist *l, const char *suite,
+			  const char *package)
+{
+	char line[256];
+
+	snprintf(line, sizeof(line), "%s %s", suite, package);
+	if (!strlist_has(l, line))
+		strlist_add(l, line);
+}
+
 int cmd_deps(int argc, char **argv)
 {
 	struct strlist names = { 0 }, packages = { 0 }, archs = { 0 };
+	struct strlist suite_packages = { 0 };
 	struct matrix m;
 	size_t i, k;
 	int err = 0;
@@ -329,8 +341,16 @@ int cmd_deps(int argc, char **argv)
 				strlist_add(&packages, c.packages.v[k]);
 		if (c.busybox && !strlist_has(&archs, c.busybox))
 			strlist_add(&archs, c.busybox);
+		if (c.qemu_suite) {
+			suite_package(&suite_packages, c.qemu_suite,
+				      c.qemu_package);
+			suite_package(&suite_packages, c.qemu_suite,
+				      c.qemu_data_package);
+		}
 		cell_free(&c);
 	}
+	for (i = 0; !err && i < suite_packages.n; i++)
+		printf("suite-package %s\n", suite_packages.v[i]);
 	for (i = 0; !err && i < packages.n; i++)
 		printf("package %s\n", packages.v[i]);
 	for (i = 0; !err && i < archs.n; i++)
@@ -338,35 +358,11 @@ int cmd_deps(int argc, char **argv)
 	strlist_free(&names);
 	strlist_free(&packages);
 	strlist_free(&archs);
+	strlist_free(&suite_packages);
 	return err || fflush(stdout) ? EXIT_INFRA : EXIT_PASS;
 }
 
 /* ---- missing-tools ---------------------------------------------------- */
-
-/*
- * Which Debian package provides a tool the steps run, for the message that
- * says what to install (the arch files' packages: are what install-deps.sh
- * installs; this names the one a missing command comes from). First match
- * wins; a tool no pattern matches is its own package's name.
- */
-static const struct {
-	const char *pattern;	/* fnmatch(3) */
-	const char *package;	/* NULL: "gcc-" and the tool without "-gcc" */
-} providers[] = {
-	{ "*-linux-gnu*-gcc", NULL },
-	{ "mkimage", "u-boot-tools" },
-	{ "fdtput", "device-tree-compiler" },
-	{ "qemu-system-x86_64", "qemu-system-x86" },
-	{ "qemu-system-i386", "qemu-system-x86" },
-	{ "qemu-system-arm", "qemu-system-arm" },
-	{ "qemu-system-aarch64", "qemu-system-arm" },
-	{ "qemu-system-mips*", "qemu-system-mips" },
-	{ "qemu-system-ppc*", "qemu-system-ppc" },
-	{ "qemu-system-*", "qemu-system-misc" },
-	{ "dpkg-query", "dpkg" },
-	{ "xz", "xz-utils" },
-	{ "flock", "util-linux" },
-};
 
 /* Is @tool a command this process can run (as the shell's command -v)? */
 static int on_path(const char *tool)
@@ -395,8 +391,8 @@ static int on_path(const char *tool)
  */
 int cmd_missing_tools(int argc, char **argv)
 {
+	char package[128];
 	int i, missing = 0;
-	size_t k;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: nmx missing-tools TOOL...\n");
@@ -405,16 +401,8 @@ int cmd_missing_tools(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		if (on_path(argv[i]))
 			continue;
-		for (k = 0; k < sizeof(providers) / sizeof(providers[0]); k++)
-			if (!fnmatch(providers[k].pattern, argv[i], 0))
-				break;
-		printf("%s%s (Debian package ", missing++ ? ", " : "", argv[i]);
-		if (k == sizeof(providers) / sizeof(providers[0]))
-			printf("%s)", argv[i]);
-		else if (providers[k].package)
-			printf("%s)", providers[k].package);
-		else
-			printf("gcc-%.*s)", (int)(strlen(argv[i]) - 4), argv[i]);
+		printf("%s%s (Debian package %s)", missing++ ? ", " : "",
+		       argv[i], tool_package(argv[i], package, sizeof(package)));
 	}
 	if (missing)
 		printf("\n");

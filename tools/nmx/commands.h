@@ -32,6 +32,8 @@ struct selection {
 	const char *kernel_args;	/* appended to the cell's command line */
 	const char *src;		/* a kernel tree (guest-header) */
 	const char *described;		/* a cell.tsv, in place of --cell */
+	/* A QEMU not on PATH (a qemu.suite cell's) and its firmware directory */
+	const char *qemu, *qemu_firmware;
 };
 
 /*

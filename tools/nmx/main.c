@@ -104,10 +104,13 @@ static const struct command commands[] = {
 "        fail (exit 1) naming each requested symbol that did not survive\n" },
 	{ "qemu-cmd", cmd_qemu_cmd, 0,
 "qemu-cmd --cell C [--tree T] | --described F --kernel K --initrd I [--dtb D] [--accel A] --log L\n"
+"         [--qemu BIN --qemu-firmware DIR]\n"
 "        print the QEMU command line, NUL-separated (--probe instead of\n"
 "        --initrd: the accelerator probe's, booting to the no-init panic;\n"
 "        --uboot-dtb DTB: through the cell's U-Boot, K and I being the uImage and\n"
-"        ramdisk image; --dump-dtb F: QEMU writes the board's device tree to F)\n" },
+"        ramdisk image; --dump-dtb F: QEMU writes the board's device tree to F;\n"
+"        --qemu, --qemu-firmware: a qemu.suite cell's QEMU unpacked into the\n"
+"        cache, its binary and firmware directory)\n" },
 	{ "uboot-bootcmd", cmd_uboot_bootcmd, 0,
 "uboot-bootcmd --cell C | --described F\n"
 "        U-Boot's boot command for the cell (its control device tree's /config/bootcmd)\n" },
@@ -326,6 +329,8 @@ int parse_selection(int argc, char **argv, const char *accepts,
 		{ "kernel-args", required_argument, 0, 'K' },
 		{ "src", required_argument, 0, 'S' },
 		{ "described", required_argument, 0, 'F' },
+		{ "qemu", required_argument, 0, 'Q' },
+		{ "qemu-firmware", required_argument, 0, 'L' },
 		{ 0 }
 	};
 	int opt, index = 0;
@@ -356,6 +361,8 @@ int parse_selection(int argc, char **argv, const char *accepts,
 		case 'S': s->src = optarg; break;
 		case 'D': s->dump_dtb = optarg; break;
 		case 'F': s->described = optarg; break;
+		case 'Q': s->qemu = optarg; break;
+		case 'L': s->qemu_firmware = optarg; break;
 		case 'K':
 			/* Quoted by U-Boot's bootargs ('') and LAVA's -append
 			 * (""): neither quote can pass through both. */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <dirent.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,43 @@ static int get_bool(struct ydoc *y, yaml_node_t *map, const char *key,
 	return -1;
 }
 
+/*
+ * qemu.suite: boot with the QEMU of another Debian suite (a QEMU new
+ * enough for the machine), taken from the package that ships the binary
+ * and its firmware from qemu-system-data, both unpacked into the cache.
+ */
+#define QEMU_DATA_PACKAGE "qemu-system-data"
+
+static int get_qemu_suite(struct ydoc *y, yaml_node_t *qemu, struct cell *c)
+{
+	const char *s = ydoc_str(ydoc_get(y, qemu, "suite"));
+	char package[128];
+	size_t i;
+
+	if (!s)
+		return 0;
+	for (i = 0; s[i]; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+			break;
+	if (!*s || s[i]) {
+		fprintf(stderr, "%s:%d: qemu.suite must be a Debian suite name (bookworm-backports), not '%s'\n",
+			y->path, ydoc_line(qemu), s);
+		return -1;
+	}
+	if (!c->qemu_binary || strncmp(c->qemu_binary, "qemu-system-", 12) ||
+	    strchr(c->qemu_binary, '/')) {
+		fprintf(stderr, "%s:%d: with qemu.suite, qemu.binary is a qemu-system-* command of that suite's package\n",
+			y->path, ydoc_line(qemu));
+		return -1;
+	}
+	c->qemu_suite = strdup(s);
+	c->qemu_package = strdup(tool_package(c->qemu_binary, package,
+					      sizeof(package)));
+	c->qemu_data_package = strdup(QEMU_DATA_PACKAGE);
+	return 0;
+}
+
 /* Kconfig lines must look like CONFIG_FOO=y|m|n|"str"|number. */
 static int check_kconfig_lines(struct ydoc *y, const struct strlist *l)
 {
@@ -253,7 +291,7 @@ static const char *const cell_keys[] = {
 	"packages", "extends", "quarantine", NULL
 };
 static const char *const qemu_keys[] = {
-	"binary", "machine", "console", "tcg", "alone", "uboot", NULL
+	"binary", "suite", "machine", "console", "tcg", "alone", "uboot", NULL
 };
 static const char *const uboot_keys[] = {
 	"firmware", "firmware_arg", "kernel_load", "kernel_addr", "ramdisk_addr",
@@ -560,6 +598,7 @@ int cell_load(struct cell *c, const char *arches_dir, const char *name)
 	err |= get_kconfig_since(&y, ydoc_get(&y, root, "kconfig_since"), c);
 
 	c->qemu_binary = need_str(&y, qemu, "binary", "qemu", &err);
+	err |= get_qemu_suite(&y, qemu, c);
 	err |= get_list(&y, qemu, "machine", &c->qemu_machine);
 	c->console = need_str(&y, qemu, "console", "qemu", &err);
 	err |= get_by_version(&y, qemu, "qemu", "tcg", "an -accel value", 0,
@@ -662,6 +701,48 @@ void cell_kernel_append(const struct cell *c, int probe, const char *extra,
 		 extra ? extra : "");
 }
 
+/*
+ * The arch files' packages: are what install-deps.sh installs; this names
+ * the one a command comes from. First match wins; a tool no pattern
+ * matches is its own package's name.
+ */
+static const struct {
+	const char *pattern;	/* fnmatch(3) */
+	const char *package;	/* NULL: "gcc-" and the tool without "-gcc" */
+} providers[] = {
+	{ "*-linux-gnu*-gcc", NULL },
+	{ "mkimage", "u-boot-tools" },
+	{ "fdtput", "device-tree-compiler" },
+	{ "qemu-system-x86_64", "qemu-system-x86" },
+	{ "qemu-system-i386", "qemu-system-x86" },
+	{ "qemu-system-arm", "qemu-system-arm" },
+	{ "qemu-system-aarch64", "qemu-system-arm" },
+	{ "qemu-system-mips*", "qemu-system-mips" },
+	{ "qemu-system-ppc*", "qemu-system-ppc" },
+	{ "qemu-system-sparc*", "qemu-system-sparc" },
+	{ "qemu-system-*", "qemu-system-misc" },
+	{ "dpkg-query", "dpkg" },
+	{ "xz", "xz-utils" },
+	{ "flock", "util-linux" },
+};
+
+const char *tool_package(const char *tool, char *buf, size_t n)
+{
+	size_t k, len = strlen(tool);
+
+	for (k = 0; k < sizeof(providers) / sizeof(providers[0]); k++) {
+		if (fnmatch(providers[k].pattern, tool, 0))
+			continue;
+		if (providers[k].package)
+			snprintf(buf, n, "%s", providers[k].package);
+		else
+			snprintf(buf, n, "gcc-%.*s", (int)(len - 4), tool);
+		return buf;
+	}
+	snprintf(buf, n, "%s", tool);
+	return buf;
+}
+
 void cell_free(struct cell *c)
 {
 	free(c->name);
@@ -676,6 +757,9 @@ void cell_free(struct cell *c)
 	strlist_free(&c->kconfig_since);
 	strlist_free(&c->kconfig_since_versions);
 	free(c->qemu_binary);
+	free(c->qemu_suite);
+	free(c->qemu_package);
+	free(c->qemu_data_package);
 	by_version_free(&c->qemu_tcg);
 	free(c->uboot_firmware);
 	free(c->uboot_firmware_arg);

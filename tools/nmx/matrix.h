@@ -83,6 +83,12 @@ struct cell {
 	struct strlist kconfig_since, kconfig_since_versions;
 	/* QEMU */
 	char *qemu_binary;
+	/*
+	 * qemu.suite: the Debian suite whose QEMU the cell boots with,
+	 * unpacked into the cache (scripts/fetch-deb.sh), with the package
+	 * of the binary and that of its firmware; NULL: the system's QEMU.
+	 */
+	char *qemu_suite, *qemu_package, *qemu_data_package;
 	struct strlist qemu_machine;
 	struct by_version qemu_tcg;	/* -accel value under TCG; none: "tcg" */
 	int boot_alone;		/* no other guest may boot beside this one */
@@ -141,10 +147,9 @@ int version_at_least(const char *version, const char *since);
  */
 const char *cell_accel(const struct cell *c, const char *accel,
 		       const char *version);
-/* The kernel command line of a boot (@probe: the accelerator probe's). */
 /*
- * The kernel command line of the cell's boot (console, panic, init), and
- * @extra (a user's --kernel-args, or NULL) after it.
+ * The kernel command line of the cell's boot (console, panic, init; @probe:
+ * the accelerator probe's), and @extra (a user's --kernel-args, or NULL) after it.
  */
 void cell_kernel_append(const struct cell *c, int probe, const char *extra,
 			char *buf, size_t n);
@@ -155,6 +160,12 @@ void cell_kernel_append(const struct cell *c, int probe, const char *extra,
 int cell_runs_on(const struct cell *c, const char *version);
 /* Sorted names of all cells under @arches_dir (files "<name>.yaml"). */
 int cell_names(const char *arches_dir, struct strlist *names);
+/*
+ * The Debian package a tool the steps run comes from (a QEMU binary, a
+ * cross compiler), into @buf: for the message that says what to install,
+ * and for the package a qemu.suite cell's QEMU is taken from.
+ */
+const char *tool_package(const char *tool, char *buf, size_t n);
 
 struct variant {
 	char *name;
