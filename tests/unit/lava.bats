@@ -20,10 +20,12 @@ lava_job() { # cell [extra nmx args]
 		"${dtb[@]}" --accel tcg -o "$SCRATCH/lava-$cell" "$@"
 }
 
-@test "lava-job: every cell's job and device pass lava-run --validate" {
+@test "lava-job: every cell's job and device pass lava-run --validate (the cells of the system's QEMU)" {
 	local cell n=0
 	[ "$(id -u)" -eq 0 ] || skip "lava-run runs only as root"
 	for cell in $(find "$TOP/arches" -maxdepth 1 -name '*.yaml' -printf '%f\n' | sed 's/\.yaml$//'); do
+		# LAVA runs the worker's QEMU: not a cell's of another suite (nmx.bats).
+		! grep -q '^  suite:' "$TOP/arches/$cell.yaml" || continue
 		lava_job "$cell"
 		run lava-run --validate --job-id "$$" --output-dir "$SCRATCH/lava-$cell/output" \
 			--device "$SCRATCH/lava-$cell/device.yaml" "$SCRATCH/lava-$cell/job.yaml"
