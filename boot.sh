@@ -117,7 +117,6 @@ prepare_uboot() {
 	fi
 }
 
-# boot_qemu STOPPED_VAR CELL_DIR LOADER ACCEL KERNEL INITRD DTB KERNEL_ARGS:
 # resolve_qemu CELL_DIR: the QEMU the cell boots with, into QEMU (the
 # command) and QEMU_ARGS (nmx qemu-cmd's options naming it): the system's
 # qemu.binary, or a qemu.suite cell's from that Debian suite, unpacked
@@ -140,6 +139,7 @@ resolve_qemu() {
 	QEMU_ARGS=(--qemu "$QEMU" --qemu-firmware "$data/usr/share/qemu")
 }
 
+# boot_qemu STOPPED_VAR CELL_DIR LOADER ACCEL KERNEL INITRD DTB KERNEL_ARGS:
 # QEMU itself, its serial port written to boot.log: through the cell's
 # U-Boot if it has one and LOADER is uboot. DTB and KERNEL_ARGS may be
 # empty. Sets the caller's variable named STOPPED_VAR to 1 if the time

@@ -283,15 +283,7 @@ int cmd_describe(int argc, char **argv)
 
 /* ---- deps ------------------------------------------------------------- */
 
-/*
- * What the trees of matrix.yaml and every cell under arches/ need from
- * Debian, for install-deps.sh: "package NAME" lines (each once; a tree's
- * source package of this machine's release among them), "suite-package
- * SUITE NAME" lines (a tree's source package from another suite, or a
- * qemu.suite cell's QEMU and its firmware: downloaded into the cache,
- * never installed) and "busybox-arch ARCH" lines (the architectures
- * whose busybox-static the guests take).
- */
+/* "SUITE PACKAGE" into @l, once. */
 static void suite_package(struct strlist *l, const char *suite,
 			  const char *package)
 {
@@ -302,6 +294,15 @@ static void suite_package(struct strlist *l, const char *suite,
 		strlist_add(l, line);
 }
 
+/*
+ * What the trees of matrix.yaml and every cell under arches/ need from
+ * Debian, for install-deps.sh: "package NAME" lines (each once; a tree's
+ * source package of this machine's release among them), "suite-package
+ * SUITE NAME" lines (a tree's source package from another suite, or a
+ * qemu.suite cell's QEMU and its firmware: downloaded into the cache,
+ * never installed) and "busybox-arch ARCH" lines (the architectures
+ * whose busybox-static the guests take).
+ */
 int cmd_deps(int argc, char **argv)
 {
 	struct strlist names = { 0 }, packages = { 0 }, archs = { 0 };

@@ -192,6 +192,18 @@ static int get_bool(struct ydoc *y, yaml_node_t *map, const char *key,
 	return -1;
 }
 
+/* A Debian suite's name, as scripts/fetch-deb.sh takes it. */
+static int valid_suite(const char *s)
+{
+	if (!*s || strlen(s) > 32)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+		      *s == '-'))
+			return 0;
+	return 1;
+}
+
 /*
  * qemu.suite: boot with the QEMU of another Debian suite (a QEMU new
  * enough for the machine), taken from the package that ships the binary
@@ -203,15 +215,10 @@ static int get_qemu_suite(struct ydoc *y, yaml_node_t *qemu, struct cell *c)
 {
 	const char *s = ydoc_str(ydoc_get(y, qemu, "suite"));
 	char package[128];
-	size_t i;
 
 	if (!s)
 		return 0;
-	for (i = 0; s[i]; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
-			break;
-	if (!*s || s[i]) {
+	if (!valid_suite(s)) {
 		fprintf(stderr, "%s:%d: qemu.suite must be a Debian suite name (bookworm-backports), not '%s'\n",
 			y->path, ydoc_line(qemu), s);
 		return -1;
@@ -812,17 +819,6 @@ static const char *const run_keys[] = {
 };
 
 /* A suite's name goes into a path and an apt source line: keep it plain. */
-static int valid_suite(const char *s)
-{
-	if (!*s || strlen(s) > 32)
-		return 0;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
-		      *s == '-'))
-			return 0;
-	return 1;
-}
-
 static int load_tree(struct ydoc *y, yaml_node_t *key, yaml_node_t *val,
 		     struct tree *t)
 {
