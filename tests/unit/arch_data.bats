@@ -66,7 +66,8 @@ fact_in_code() { # fact
 		dtb=() qemu=()
 		grep -q '^dtb:' "$TOP/arches/$cell.yaml" && dtb=(--dtb /build/cell.dtb)
 		# A QEMU of another suite is the one boot.sh unpacked.
-		grep -q '^  suite:' "$TOP/arches/$cell.yaml" && qemu=(--qemu /cache/bin/qemu --qemu-firmware /cache/fw)
+		nmx describe --tree linux-6.12 --variant upstream --cell "$cell" | grep -q $'^qemu_suite\t.' &&
+			qemu=(--qemu /cache/bin/qemu --qemu-firmware /cache/fw)
 		nmx qemu-cmd --tree linux-6.12 --cell "$cell" --kernel /build/kernel --initrd /build/initramfs.cpio \
 			"${dtb[@]}" "${qemu[@]}" --accel tcg --log /results/boot.log | tr '\0' '\n' >"$SCRATCH/q"
 		grep -qx -- '-kernel' "$SCRATCH/q"

@@ -25,7 +25,7 @@ lava_job() { # cell [extra nmx args]
 	[ "$(id -u)" -eq 0 ] || skip "lava-run runs only as root"
 	for cell in $(find "$TOP/arches" -maxdepth 1 -name '*.yaml' -printf '%f\n' | sed 's/\.yaml$//'); do
 		# LAVA runs the worker's QEMU: not a cell's of another suite (nmx.bats).
-		! grep -q '^  suite:' "$TOP/arches/$cell.yaml" || continue
+		! nmx describe --tree linux-6.1 --variant upstream --cell "$cell" | grep -q $'^qemu_suite\t.' || continue
 		lava_job "$cell"
 		run lava-run --validate --job-id "$$" --output-dir "$SCRATCH/lava-$cell/output" \
 			--device "$SCRATCH/lava-$cell/device.yaml" "$SCRATCH/lava-$cell/job.yaml"

@@ -104,8 +104,7 @@ static int select_cells(struct matrix *m, const struct strlist *trees_named,
 					continue;
 				snprintf(line, sizeof(line), "%s %s %s", t->name,
 					 variants->v[j], cells->v[k]);
-				if (!strlist_has(out, line))
-					strlist_add(out, line);
+				strlist_add_once(out, line);
 			}
 		}
 	}
@@ -290,8 +289,7 @@ static void suite_package(struct strlist *l, const char *suite,
 	char line[256];
 
 	snprintf(line, sizeof(line), "%s %s", suite, package);
-	if (!strlist_has(l, line))
-		strlist_add(l, line);
+	strlist_add_once(l, line);
 }
 
 /*
@@ -323,9 +321,9 @@ int cmd_deps(int argc, char **argv)
 		if (!t->package)
 			continue;
 		if (t->suite)
-			printf("suite-package %s %s\n", t->suite, t->package);
-		else if (!strlist_has(&packages, t->package))
-			strlist_add(&packages, t->package);
+			suite_package(&suite_packages, t->suite, t->package);
+		else
+			strlist_add_once(&packages, t->package);
 	}
 	matrix_free(&m);
 	if (cell_names(arches_dir, &names))
@@ -338,10 +336,9 @@ int cmd_deps(int argc, char **argv)
 			break;
 		}
 		for (k = 0; k < c.packages.n; k++)
-			if (!strlist_has(&packages, c.packages.v[k]))
-				strlist_add(&packages, c.packages.v[k]);
-		if (c.busybox && !strlist_has(&archs, c.busybox))
-			strlist_add(&archs, c.busybox);
+			strlist_add_once(&packages, c.packages.v[k]);
+		if (c.busybox)
+			strlist_add_once(&archs, c.busybox);
 		if (c.qemu_suite) {
 			suite_package(&suite_packages, c.qemu_suite,
 				      c.qemu_package);

@@ -131,6 +131,12 @@ int strlist_has(const struct strlist *l, const char *s)
 	return 0;
 }
 
+void strlist_add_once(struct strlist *l, const char *s)
+{
+	if (!strlist_has(l, s))
+		strlist_add(l, s);
+}
+
 /* A required scalar; complains with file and line when missing. */
 static char *need_str(struct ydoc *y, yaml_node_t *map, const char *key,
 		      const char *where, int *err)

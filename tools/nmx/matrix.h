@@ -40,6 +40,8 @@ void strlist_add(struct strlist *l, const char *s);
 void strlist_add_all(struct strlist *to, const struct strlist *from);
 void strlist_free(struct strlist *l);
 int strlist_has(const struct strlist *l, const char *s);
+/* Add @s unless @l has it. */
+void strlist_add_once(struct strlist *l, const char *s);
 
 struct ydoc;
 struct yaml_node_s;

@@ -150,12 +150,6 @@ struct up_evidence {
 	char package[128];		/* "linux-source-7.2 7.2.13-1 (...)" */
 };
 
-static void add_unique(struct strlist *l, const char *s)
-{
-	if (!strlist_has(l, s))
-		strlist_add(l, s);
-}
-
 /*
  * Does the evidence hold for @p on @cell? Gathers it into @ev; on a
  * refusal, writes why into @why and returns -1.
@@ -213,11 +207,11 @@ static int prove_on_cell(const struct up_ctx *x, const struct up_patch *p,
 				return -1;
 			}
 		}
-		add_unique(&ev->cells[i], cell);
+		strlist_add_once(&ev->cells[i], cell);
 	}
-	add_unique(&ev->with_runs, up_run);
+	strlist_add_once(&ev->with_runs, up_run);
 	if (wo_run)
-		add_unique(&ev->without_runs, wo_run);
+		strlist_add_once(&ev->without_runs, wo_run);
 	pkg = env_str(up, "tree_package");
 	if (pkg && !ev->package[0])
 		snprintf(ev->package, sizeof(ev->package), "%s", pkg);
