@@ -36,6 +36,7 @@ struct fg_event {
 	const char *name;	/* NUL-terminated, inside the parsed buffer */
 	int parent;		/* index of the enclosing FG_ENTRY, or -1 */
 	int end;		/* FG_ENTRY: index of its FG_EXIT, or -1 */
+	int hidden_frame;	/* a call in an interrupt's hidden frame */
 };
 
 #define FG_MAX_DEPTH 256
@@ -119,6 +120,13 @@ static inline int fg_is_irq_work(const char *name)
 	return 0;
 }
 
+/* The generic entry code's preemption check on an exception's way out. */
+static inline int fg_is_preempt_check(const char *name)
+{
+	return !strcmp(name, "irqentry_exit_cond_resched") ||
+	       !strcmp(name, "raw_irqentry_exit_cond_resched");
+}
+
 /*
  * Parse @text (modified in place: names are NUL-terminated) into @t.
  * Only events on @cpu are kept, or all when @cpu < 0; the structure
@@ -128,7 +136,7 @@ static inline int fg_is_irq_work(const char *name)
 static inline void fg_parse(struct fg_trace *t, char *text, int cpu)
 {
 	int stack[FG_MAX_DEPTH];
-	int sp = 0, line = 0, base = -1, late = 0, late_sp = 0;
+	int sp = 0, line = 0, base = -1, late = 0, late_sp = 0, preempt = 0;
 	char *p = text;
 
 	t->nr = 0;
@@ -210,6 +218,7 @@ static inline void fg_parse(struct fg_trace *t, char *text, int cpu)
 		e->name = name;
 		e->end = -1;
 		e->parent = -1;
+		e->hidden_frame = 0;
 
 		/*
 		 * The indentation must agree with the brace structure: an
@@ -220,7 +229,10 @@ static inline void fg_parse(struct fg_trace *t, char *text, int cpu)
 		 * an entry that no tracer takes) leaves its work one level
 		 * deeper than the open braces, as if in a hidden frame that
 		 * ends with the next event at their depth or above. Only
-		 * interrupt work may sit in that frame.
+		 * interrupt work may sit in that frame, and after the
+		 * preemption check on its way out the scheduler: with the
+		 * generic entry code __schedule() (notrace) is reached from
+		 * that frame, its callees at the frame's own depth.
 		 */
 		if (kind == FG_EXIT) {
 			if (sp == late_sp)
@@ -239,19 +251,26 @@ static inline void fg_parse(struct fg_trace *t, char *text, int cpu)
 				sp--;
 			}
 		} else {
-			if (late && sp == late_sp && depth == sp)
+			if (late && sp == late_sp && depth == sp) {
 				late = 0;
-			else if (!late && depth == sp + 1 &&
-				 fg_is_irq_work(name)) {
+			} else if (!late && depth == sp + 1 &&
+				   fg_is_irq_work(name)) {
 				late = 1;
 				late_sp = sp;
+				preempt = 0;
 			}
 			if (depth != sp + late)
 				fg_mark_bad(t, line,
 					    "call depth disagrees with open braces");
-			else if (late && sp == late_sp && !fg_is_irq_work(name))
+			else if (late && sp == late_sp && !preempt &&
+				 !fg_is_irq_work(name))
 				fg_mark_bad(t, line,
 					    "not interrupt work, yet one level deeper than the open braces");
+			if (late && sp == late_sp) {
+				e->hidden_frame = 1;
+				if (fg_is_preempt_check(name))
+					preempt = 1;
+			}
 			e->parent = sp ? stack[sp - 1] : -1;
 			if (kind == FG_ENTRY) {
 				if (sp < FG_MAX_DEPTH)
@@ -361,13 +380,25 @@ static inline int fg_later_sibling(const struct fg_trace *t, const char *name)
 	return -1;
 }
 
-/* Index of the first call that is interrupt work, or -1. */
+/*
+ * Whether @name says an interrupt (or a preemption) landed in the window.
+ * The generic entry code's preemption check is interrupt work too, but
+ * every exception runs it on its way out, a page fault as well: in a
+ * window of faults it is always there, and says nothing about whether
+ * anything arrived.
+ */
+static inline int fg_is_irq_arrival(const char *name)
+{
+	return fg_is_irq_work(name) && !fg_is_preempt_check(name);
+}
+
+/* Index of the first call that shows an interrupt arrived, or -1. */
 static inline int fg_first_irq_entry(const struct fg_trace *t)
 {
 	int i;
 
 	for (i = 0; i < t->nr; i++)
-		if (fg_is_call(&t->ev[i]) && fg_is_irq_work(t->ev[i].name))
+		if (fg_is_call(&t->ev[i]) && fg_is_irq_arrival(t->ev[i].name))
 			return i;
 	return -1;
 }

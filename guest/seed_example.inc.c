@@ -150,12 +150,14 @@ static void describe(int run)
 
 /*
  * Interrupt work lands inside handle_mm_fault() in one run and elsewhere
- * in the next: it is left out of the subtree comparison.
+ * in the next: it is left out of the subtree comparison, and so is what
+ * ran in an interrupt's hidden frame (a preemption on its way out).
  */
 static int in_irq_work(const struct fg_trace *t, int i)
 {
 	for (; i >= 0; i = t->ev[i].parent)
-		if (t->ev[i].name && fg_is_irq_work(t->ev[i].name))
+		if (t->ev[i].hidden_frame ||
+		    (t->ev[i].name && fg_is_irq_work(t->ev[i].name)))
 			return 1;
 	return 0;
 }

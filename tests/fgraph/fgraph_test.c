@@ -111,8 +111,12 @@ int main(int argc, char **argv)
 	check(!t.bad_line && t.ev[0].end == t.nr - 1,
 	      "x86_64 7.2: interrupt work before its interrupted call's entry balances");
 	sib = fg_first_irq_entry(&t);
-	check(sib >= 0 && t.ev[sib].line == 50 && fg_is_irq_work(t.ev[sib].name),
-	      "x86_64 7.2: the first interrupt work found");
+	check(sib >= 0 && t.ev[sib].line == 469 &&
+	      !strcmp(t.ev[sib].name, "irq_enter_rcu"),
+	      "x86_64 7.2: the interrupt found by its entry, not by the exit check every fault runs (line 50)");
+	check(fg_is_irq_work(t.ev[sib + 1].name) &&
+	      !fg_is_irq_arrival(t.ev[sib + 1].name),
+	      "x86_64 7.2: the preemption check is interrupt work, but no arrival");
 	/*
 	 * 7.2 ppc64le (upstream): the same window, but the interrupt ran
 	 * softirqs: whole subtrees one level deeper, then the interrupted
@@ -147,6 +151,23 @@ int main(int argc, char **argv)
 	      !strcmp(t.bad_why,
 		      "not interrupt work, yet one level deeper than the open braces"),
 	      "a call that is not interrupt work in the deeper frame is caught");
+	/*
+	 * 7.2 ppc64le (run 20261207T092408Z): a tick after handle_mm_fault()
+	 * returned, then the preemption check, then the scheduler (reached
+	 * through notrace __schedule()) in the interrupt's hidden frame.
+	 */
+	t = load(dir, "ppc64le-preempted-after-irq-7.2.txt", 0);
+	for (sib = 0; sib < t.nr && t.ev[sib].line != 453; sib++)
+		;
+	check(!t.bad_line && sib < t.nr &&
+	      !strcmp(t.ev[sib].name, "rcu_note_context_switch") &&
+	      t.ev[sib].hidden_frame && t.ev[t.ev[sib].end + 1].hidden_frame,
+	      "ppc64le 7.2: the scheduler after the preemption check sits in the hidden frame");
+	check(!strcmp(t.ev[sib - 2].name, "irq_enter_rcu") &&
+	      t.ev[sib - 2].hidden_frame &&
+	      !strcmp(t.ev[sib - 5].name, "_raw_spin_unlock") &&
+	      !t.ev[sib - 5].hidden_frame,
+	      "ppc64le 7.2: the hidden frame begins with the interrupt's entry");
 
 	t = load(dir, "two-cpus.txt", 0);
 	check(!t.bad_line && t.nr == 6,

@@ -37,10 +37,11 @@ static void load(const char *dir, int run, const char *name)
 
 /*
  * Judge one pair as the guest does, its output silenced; true when
- * pruned_subtree_hidden passed.
+ * pruned_subtree_hidden passed, and with @balanced
+ * traces_structurally_balanced too.
  */
-static int pruned_hidden(const char *dir, const char *unpruned,
-			 const char *pruned)
+static int judged_ok(const char *dir, const char *unpruned,
+		     const char *pruned, int balanced)
 {
 	int out = dup(1), devnull = open("/dev/null", O_WRONLY), before;
 
@@ -56,6 +57,8 @@ static int pruned_hidden(const char *dir, const char *unpruned,
 	test_unpruned();
 	before = nr_failed;
 	test_pruned_hides_subtree();
+	if (balanced)
+		test_balanced();
 	fflush(stdout);
 	dup2(out, 1);
 	close(out);
@@ -77,21 +80,29 @@ int main(int argc, char **argv)
 
 	tap = fdopen(dup(1), "w");
 	setvbuf(tap, NULL, _IOLBF, 0);
-	fprintf(tap, "1..3\n");
+	fprintf(tap, "1..4\n");
 	/* sparc64, 7.2: read_zero() preempted between two faults. */
-	check(pruned_hidden(dir, "sparc64-unpruned-7.2.txt",
-			    "sparc64-pruned-preempted-7.2.txt"),
+	check(judged_ok(dir, "sparc64-unpruned-7.2.txt",
+			"sparc64-pruned-preempted-7.2.txt", 0),
 	      "seed: the scheduler's _raw_spin_lock() beside the pruned subtree is no leak");
 	/* x86_64, 6.1 with a prune that did nothing (a bisect step). */
-	check(!pruned_hidden(dir, "x86_64-unpruned-6.1.txt",
-			     "x86_64-pruned-broken-6.1.txt"),
+	check(!judged_ok(dir, "x86_64-unpruned-6.1.txt",
+			 "x86_64-pruned-broken-6.1.txt", 0),
 	      "seed: a prune that did nothing fails pruned_subtree_hidden");
 	/*
 	 * The same pruned trace with handle_mm_fault's own lines cut out (by
 	 * hand): its callees one level up, beneath its caller.
 	 */
-	check(!pruned_hidden(dir, "x86_64-unpruned-6.1.txt",
-			     "x86_64-pruned-broken-hmf-cut-6.1.txt"),
+	check(!judged_ok(dir, "x86_64-unpruned-6.1.txt",
+			 "x86_64-pruned-broken-hmf-cut-6.1.txt", 0),
 	      "seed: handle_mm_fault hidden but its callees traced fails pruned_subtree_hidden");
+	/*
+	 * ppc64le, 7.2 (run 20261207T092408Z, judged unbalanced then): a
+	 * tick after handle_mm_fault() returned preempted the task, the
+	 * scheduler's calls in the interrupt's hidden frame.
+	 */
+	check(judged_ok(dir, "ppc64le-preempted-after-irq-7.2.txt",
+			"ppc64le-pruned-7.2.txt", 1),
+	      "seed: a preemption on an interrupt's way out balances, and the subtree stays hidden");
 	return nr_check_failures ? 1 : 0;
 }
