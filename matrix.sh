@@ -2,7 +2,7 @@
 # Run the matrix: every (tree, variant, cell) of matrix.yaml's run, or the
 # ones named. One failing cell never stops the others.
 #
-#   matrix.sh [--no-install] [--boots N] [--make-jobs N] [--boot-with qemu|lava] [--loader uboot|qemu] [--reuse-boots]
+#   matrix.sh [--no-install] [--boots N] [--boots-beside N] [--make-jobs N] [--boot-with qemu|lava] [--loader uboot|qemu] [--reuse-boots]
 #             [--tree T]... [--variant V]... [--cell C]... | [--set NAME] | [--e2e]
 #   matrix.sh [--no-install] --patches PATH [--boot-again] [--tree T]... [--cell C]...
 #   matrix.sh [--no-install] --tree DIR [--series T] [--patches PATH] ...
@@ -26,6 +26,11 @@
 # run N at a time, those of built cells beside later builds where the
 # cores allow it (run_parallel); --boots 1 is the serial mode (build,
 # boot, next cell). Not make's -j: that is --make-jobs.
+#
+# --boots-beside N (NMX_BOOTS_BESIDE_BUILD; default: (cores - 2) / 2, none
+# on 2 cores): boots of built cells that may run while a later kernel
+# builds. On 2 cores 1 gives the first verdict far sooner and the whole
+# run later (docs/performance.md, "The schedule").
 #
 # --make-jobs N (NMX_MAKE_JOBS; default: the cores + 1, less those left
 # to boots running beside the build): make -jN for each kernel.
@@ -103,7 +108,7 @@ help() {
 }
 
 usage() {
-	echo "usage: $0 [--no-install] [--boots N] [--make-jobs N] [--boot-with qemu|lava] [--loader uboot|qemu] [--tree T]... [--variant V]... [--cell C]..." >&2
+	echo "usage: $0 [--no-install] [--boots N] [--boots-beside N] [--make-jobs N] [--boot-with qemu|lava] [--loader uboot|qemu] [--tree T]... [--variant V]... [--cell C]..." >&2
 	echo "       $0 [--no-install] --patches PATH [--boot-again] [--tree T]... [--cell C]... [--variant patched|upstream]" >&2
 	echo "       $0 --bisect RUN_ID [--confirm N]" >&2
 	echo "       $0 [--no-install] --tree DIR [--series T] [--patches PATH] [--variant V]... [--cell C]..." >&2
@@ -160,7 +165,7 @@ compare_patches() {
 # run's typical ones, through this run's schedule on this machine's cores).
 expect_run() {
 	local line beside=0
-	[ "$JOBS" -eq 1 ] || beside=$(boots_beside) || exit 2
+	[ "$JOBS" -eq 1 ] || beside=$(boots_beside)
 	line=$(printf '%s\n' "$@" | nmx estimate --last "$NMX_RESULTS/latest" \
 		--typical "$NMX_TOP/benchmarks/typical-seconds.tsv" \
 		--cores "$(nproc)" --boots "$JOBS" --beside "$beside") || return 0
@@ -279,17 +284,13 @@ start_boots() {
 }
 
 # boots_beside: how many boots of built cells run beside a build with
-# -j N. Under TCG a boot takes a host thread per vCPU it runs; beside a
-# build on too few cores it is slowed past its timeout (measured: x86_64
-# 6.12, 45 s alone, not done in 88 s beside a riscv64 build on 2 cores),
-# so (cores - 2) / 2 unless NMX_BOOTS_BESIDE_BUILD says: none on 2 cores,
-# 1 on 4, 3 on 8; never more than N.
+# -j N. Under TCG a boot takes a host thread per vCPU it runs, and a build
+# beside it the rest: on 2 cores both are slowed so much that the run
+# ends later than with the boots after the builds (docs/performance.md),
+# so (cores - 2) / 2 unless --boots-beside says: none on 2 cores, 1 on 4,
+# 3 on 8; never more than N.
 boots_beside() {
-	local beside=${NMX_BOOTS_BESIDE_BUILD:-$((($(nproc) - 2) / 2))}
-	if ! [[ "$beside" =~ ^[0-9]+$ ]]; then
-		err "NMX_BOOTS_BESIDE_BUILD=$beside: a number of boots (0: none beside a build)"
-		return 2
-	fi
+	local beside=${BESIDE:-$((($(nproc) - 2) / 2))}
 	[ "$beside" -le "$JOBS" ] || beside=$JOBS
 	echo "$beside"
 }
@@ -300,7 +301,7 @@ boots_beside() {
 # them (NMX_MAKE_JOBS).
 run_parallel() {
 	local line tree variant cell pid build_pid beside
-	beside=$(boots_beside) || exit 2
+	beside=$(boots_beside)
 	if [ "$beside" -gt 0 ]; then
 		if [ -z "$MAKE_JOBS" ]; then
 			MAKE_JOBS=$(($(nproc) + 1 - beside))
@@ -374,6 +375,7 @@ main() {
 	# Boots at a time (--boots): as many as cores, each TCG guest taking one.
 	JOBS=${NMX_JOBS:-$(nproc)}
 	MAKE_JOBS=${NMX_MAKE_JOBS:-}
+	BESIDE=${NMX_BOOTS_BESIDE_BUILD:-}
 	DISTCC=${NMX_DISTCC_HOSTS:-}
 	# How each cell boots: boot.sh's options of these names.
 	BOOT_WITH=${NMX_BOOT_WITH:-qemu}
@@ -420,6 +422,7 @@ main() {
 		--boots | -j) [ $# -ge 2 ] || usage; JOBS=$2; shift 2 ;;
 		-j[0-9]*) JOBS=${1#-j}; shift ;;
 		--make-jobs) [ $# -ge 2 ] || usage; MAKE_JOBS=$2; shift 2 ;;
+		--boots-beside) [ $# -ge 2 ] || usage; BESIDE=$2; shift 2 ;;
 		--merge) [ $# -ge 2 ] || usage; merge=$2; shift 2; shards=("$@"); shift $# ;;
 		*) err "unknown option '$1' (--help lists them)"; usage ;;
 		esac
@@ -450,6 +453,10 @@ main() {
 	fi
 	if [ -n "$MAKE_JOBS" ] && ! [[ "$MAKE_JOBS" =~ ^[1-9][0-9]*$ ]]; then
 		err "--make-jobs $MAKE_JOBS: make's jobs per kernel build is a positive number"
+		exit 2
+	fi
+	if [ -n "$BESIDE" ] && ! [[ "$BESIDE" =~ ^[0-9]+$ ]]; then
+		err "--boots-beside $BESIDE: a number of boots (0: none beside a build)"
 		exit 2
 	fi
 	if [ -n "$shard" ]; then

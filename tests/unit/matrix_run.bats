@@ -138,10 +138,10 @@ most_at_once() {
 	diff "$SCRATCH/serial" "$SCRATCH/parallel"
 }
 
-@test "-j 2 with a boot beside a build: built cells boot while the next builds, one at a time then" {
+@test "-j 2 --boots-beside 1: built cells boot while the next builds, one at a time then" {
 	setup_boots
 	export NMX_FAKE_BUILD_TRACE=$SCRATCH/boots NMX_FAKE_BUILD_SECONDS=2
-	NMX_BOOTS_BESIDE_BUILD=1 run "$TOP/matrix.sh" --no-install -j 2
+	run "$TOP/matrix.sh" --no-install -j 2 --boots-beside 1
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"up to 1 boot(s) beside a build (make -j$(($(nproc) + 1 - 1)))"* ]]
 	grep -q -- "-j$(($(nproc) + 1 - 1)) " "$NMX_RESULTS/latest/fake-good-upstream/fakeboot/reproduce.sh"
@@ -152,9 +152,16 @@ most_at_once() {
 	[ "$(awk '/^build-start/ { b = 1 } /^build-end/ { b = 0 } $1 == "start" { n++ }
 		$1 == "end" { n-- } b && n > max { max = n } END { print max + 0 }' "$SCRATCH/boots")" -le 1 ]
 	[ "$(grep -c ' PASS ' "$NMX_RESULTS/latest/summary.txt")" -eq 3 ]
-	NMX_BOOTS_BESIDE_BUILD=many run "$TOP/matrix.sh" --no-install -j 2
+	# The same through the environment, and a bad value refused before
+	# the run starts.
+	rm "$SCRATCH/boots"
+	NMX_BOOTS_BESIDE_BUILD=1 run "$TOP/matrix.sh" --no-install -j 2
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"up to 1 boot(s) beside a build"* ]]
+	run "$TOP/matrix.sh" --no-install -j 2 --boots-beside=many
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"NMX_BOOTS_BESIDE_BUILD=many: a number of boots"* ]]
+	[[ "$output" == *"--boots-beside many: a number of boots"* ]]
+	[[ "$output" != *"cell(s),"* ]]
 }
 
 # Did a boot of fakeboot2 run beside another boot or a build? 1 if so.
