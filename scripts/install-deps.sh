@@ -37,6 +37,8 @@ run_packages=(
 )
 test_packages=(
 	shellcheck bats python3-ply
+	# bats --jobs: the unit tests spread over the cores
+	parallel
 	# scripts/fuzz.sh: libFuzzer, ASan and UBSan
 	clang
 	# the reports' tests: XML, KCIDB schema, HTML rendered headless

@@ -44,11 +44,12 @@ unit_tests() {
 
 	# The unit tests drive nmx built under ASan and UBSan (build.sh and
 	# boot.sh too, through NMX_BIN): a memory error, a leak or undefined
-	# behaviour fails the test that caused it.
+	# behaviour fails the test that caused it. Each test has a scratch
+	# directory of its own, so they run a core each (GNU parallel).
 	make -s -C "$TOP/tools/nmx" san/nmx
 	NMX_BIN=$TOP/tools/nmx/san/nmx ASAN_OPTIONS=detect_leaks=1 \
 		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		bats --tap "$TOP/tests/unit" | tee "$out/bats.tap" || true
+		bats --jobs "$(nproc)" --tap "$TOP/tests/unit" | tee "$out/bats.tap" || true
 	count_tap "$out/bats.tap"
 
 	gcc -std=gnu11 -Wall -Wextra -Werror -include string.h -I "$TOP/guest" \
