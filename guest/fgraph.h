@@ -354,7 +354,9 @@ static inline int fg_only_beneath(const struct fg_trace *t, const char *name,
 /*
  * The first call after a call to @name returns, with the same parent:
  * the "later sibling" whose presence shows that tracing resumed once the
- * pruned function returned. Returns its index or -1.
+ * pruned function returned. Interrupt work is none: an interrupt taken
+ * right after the return may leave its irq_enter_rcu() there (riscv64).
+ * Returns its index or -1.
  */
 static inline int fg_later_sibling(const struct fg_trace *t, const char *name)
 {
@@ -373,7 +375,9 @@ static inline int fg_later_sibling(const struct fg_trace *t, const char *name)
 		for (j = after + 1; j < t->nr; j++) {
 			if (t->ev[j].depth < e->depth)
 				break;
-			if (fg_is_call(&t->ev[j]) && t->ev[j].parent == e->parent)
+			if (fg_is_call(&t->ev[j]) && t->ev[j].parent == e->parent &&
+			    !t->ev[j].hidden_frame &&
+			    !fg_is_irq_work(t->ev[j].name))
 				return j;
 		}
 	}

@@ -169,6 +169,19 @@ int main(int argc, char **argv)
 	      !t.ev[sib - 5].hidden_frame,
 	      "ppc64le 7.2: the hidden frame begins with the interrupt's entry");
 
+	/*
+	 * 7.2 riscv64 (run 20261207T125331Z, pruned_tracing_resumes_at_sibling
+	 * failed): a tick right after the first handle_mm_fault() returned,
+	 * its irq_enter_rcu() and softirqs at handle_mm_fault()'s depth;
+	 * handle_page_fault() calls nothing traced after it.
+	 */
+	t = load(dir, "riscv64-irq-after-hmf-7.2.txt", 0);
+	for (sib = 0; sib < t.nr && strcmp(t.ev[sib].name, "irq_enter_rcu"); sib++)
+		;
+	check(!t.bad_line && sib < t.nr && t.ev[sib].depth == 1 &&
+	      fg_later_sibling(&t, "handle_mm_fault") == -1,
+	      "riscv64 7.2: an interrupt right after handle_mm_fault() returned is no later sibling");
+
 	t = load(dir, "two-cpus.txt", 0);
 	check(!t.bad_line && t.nr == 6,
 	      "two CPUs: CPU 0 alone balances; banners, comments, arrows skipped");
