@@ -120,6 +120,12 @@ static inline int fg_is_irq_work(const char *name)
 	return 0;
 }
 
+/* Is event @e interrupt work: named so, or in an interrupt's hidden frame? */
+static inline int fg_is_irq_event(const struct fg_event *e)
+{
+	return e->hidden_frame || (e->name && fg_is_irq_work(e->name));
+}
+
 /* The generic entry code's preemption check on an exception's way out. */
 static inline int fg_is_preempt_check(const char *name)
 {
@@ -376,8 +382,7 @@ static inline int fg_later_sibling(const struct fg_trace *t, const char *name)
 			if (t->ev[j].depth < e->depth)
 				break;
 			if (fg_is_call(&t->ev[j]) && t->ev[j].parent == e->parent &&
-			    !t->ev[j].hidden_frame &&
-			    !fg_is_irq_work(t->ev[j].name))
+			    !fg_is_irq_event(&t->ev[j]))
 				return j;
 		}
 	}

@@ -156,8 +156,7 @@ static void describe(int run)
 static int in_irq_work(const struct fg_trace *t, int i)
 {
 	for (; i >= 0; i = t->ev[i].parent)
-		if (t->ev[i].hidden_frame ||
-		    (t->ev[i].name && fg_is_irq_work(t->ev[i].name)))
+		if (fg_is_irq_event(&t->ev[i]))
 			return 1;
 	return 0;
 }
