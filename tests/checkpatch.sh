@@ -21,13 +21,17 @@ source "$TOP/scripts/lib.sh"
 # clone of the pristine tree; what failed on stdout.
 applies() {
 	local scratch patch rc=0
+	local -a patches=()
 	scratch=$(mktemp -d)
-	if pristine_clone "$1" "$scratch/t" 2>&1; then
-		while read -r patch; do
-			case $patch in '' | '#'*) continue ;; esac
+	while read -r patch; do
+		case $patch in '' | '#'*) continue ;; esac
+		patches+=("$2/$patch")
+	done <"$2/series"
+	if pristine_clone "$1" "$scratch/t" "${patches[@]}" 2>&1; then
+		for patch in "${patches[@]}"; do
 			git -C "$scratch/t" -c user.name=nmx -c user.email=nmx@localhost \
-				am -q "$2/$patch" 2>&1 || { rc=1; break; }
-		done <"$2/series"
+				am -q "$patch" 2>&1 || { rc=1; break; }
+		done
 	else
 		rc=1
 	fi
@@ -39,6 +43,8 @@ main() {
 	local tree series package pristine patch n=0 out found
 	local -a lines=()
 	while read -r tree series package; do
+		# matrix.yaml names a series from the checkout's top.
+		[[ $series == /* ]] || series=$TOP/$series
 		pristine=$(pristine_dir "$package") || true
 		while read -r patch; do
 			case $patch in '' | '#'*) continue ;; esac
@@ -47,8 +53,8 @@ main() {
 				lines+=("ok $n $tree/$patch # SKIP $package not unpacked in $NMX_CACHE/src")
 				continue
 			fi
-			if out=$(checkpatch_clean "$pristine" "$TOP/$series/$patch" \
-				"$TOP/$series/FINDINGS.md"); then
+			if out=$(checkpatch_clean "$pristine" "$series/$patch" \
+				"$series/FINDINGS.md"); then
 				lines+=("ok $n $tree/$patch")
 			else
 				lines+=("not ok $n $tree/$patch")
@@ -56,11 +62,11 @@ main() {
 					lines+=("# $found")
 				done <<<"$out"
 			fi
-		done <"$TOP/$series/series"
+		done <"$series/series"
 		n=$((n + 1))
 		if [ -z "$pristine" ]; then
 			lines+=("ok $n $tree: the series applies # SKIP $package not unpacked")
-		elif out=$(applies "$pristine" "$TOP/$series"); then
+		elif out=$(applies "$pristine" "$series"); then
 			lines+=("ok $n $tree: the series applies with git am to the pristine tree")
 		else
 			lines+=("not ok $n $tree: the series applies with git am to the pristine tree")

@@ -25,10 +25,13 @@ count_tap() {
 	failed=$((failed + notok))
 }
 
+# unit_tests OUT: the unit tests, each stream of TAP in OUT (counted by
+# count_unit) and on stdout. They have a cache and a results directory of
+# their own: beside a matrix run they touch neither its lock nor
+# results/latest. nmx (and its sanitizer build) are built before (main).
 unit_tests() {
-	local out
-	out=$(mktemp -d)
-	make -s -C "$TOP/tools/nmx"
+	local out=$1
+	export NMX_CACHE=$out/cache NMX_RESULTS=$out/results
 
 	# Lint as a test: the scripts, and the tests themselves (a bare `! cmd`
 	# in bats is a check that cannot fail: SC2314), stay ShellCheck-clean.
@@ -40,39 +43,50 @@ unit_tests() {
 		echo "not ok 1 shellcheck" >"$out/shellcheck.tap"
 	fi
 	cat "$out/shellcheck.tap"
-	count_tap "$out/shellcheck.tap"
 
 	# The unit tests drive nmx built under ASan and UBSan (build.sh and
 	# boot.sh too, through NMX_BIN): a memory error, a leak or undefined
 	# behaviour fails the test that caused it. Each test has a scratch
-	# directory of its own, so they run a core each (GNU parallel).
-	make -s -C "$TOP/tools/nmx" san/nmx
+	# directory of its own, so they run side by side (GNU parallel), two
+	# per core: many wait on a fake boot, git or the disk.
 	NMX_BIN=$TOP/tools/nmx/san/nmx ASAN_OPTIONS=detect_leaks=1 \
 		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		bats --jobs "$(nproc)" --tap "$TOP/tests/unit" | tee "$out/bats.tap" || true
-	count_tap "$out/bats.tap"
+		bats --jobs "$((2 * $(nproc)))" --tap "$TOP/tests/unit" | tee "$out/bats.tap" || true
 
 	gcc -std=gnu11 -Wall -Wextra -Werror -include string.h -I "$TOP/guest" \
 		-fsanitize=address,undefined -fno-sanitize-recover=all \
 		-o "$out/fgraph_test" "$TOP/tests/fgraph/fgraph_test.c"
 	"$out/fgraph_test" "$TOP/tests/fgraph" | tee "$out/fgraph.tap" || true
-	count_tap "$out/fgraph.tap"
 	# The guest's seed-example checks, built for the host (glibc for nolibc).
 	gcc -std=gnu11 -Wall -Wextra -Werror -Wno-unused-function \
 		-Wno-unused-parameter -I "$TOP/guest" \
 		-fsanitize=address,undefined -fno-sanitize-recover=all \
 		-o "$out/seed_test" "$TOP/tests/fgraph/seed_test.c"
 	"$out/seed_test" "$TOP/tests/fgraph" | tee "$out/seed.tap" || true
-	count_tap "$out/seed.tap"
-	rm -rf "$out"
 }
 
-# matrix_test SELECTION...: the end-to-end run of that selection of
+# count_unit OUT: add unit_tests' streams to the totals; a stream that is
+# missing (the unit tests died before it) is a failure.
+count_unit() {
+	local tap
+	for tap in shellcheck bats fgraph seed; do
+		if [ -f "$1/$tap.tap" ]; then
+			count_tap "$1/$tap.tap"
+		else
+			echo "not ok: unit tests: no $tap results (see above)"
+			failed=$((failed + 1))
+		fi
+	done
+}
+
+# matrix_test GATE SELECTION...: the end-to-end run of that selection of
 # matrix.sh (--e2e: matrix.yaml's set e2e, every architecture and tree
-# once and both variants on one cell; benchmarks/README.md for its cost).
+# once and both variants on one cell; benchmarks/README.md for its cost),
+# no guest booted while GATE is locked.
 matrix_test() {
-	local rc=0 summary
-	"$TOP/matrix.sh" "$@" || rc=$?
+	local rc=0 summary gate=$1
+	shift
+	"$TOP/matrix.sh" --boots-after-lock "$gate" "$@" || rc=$?
 	summary=$TOP/results/latest/summary.txt
 	if [ -f "$summary" ]; then
 		passed=$((passed + $(grep -c ' PASS ' "$summary" || true)))
@@ -98,7 +112,7 @@ matrix_test() {
 		"$TOP/tests/report/check-outputs.sh" "$TOP/results/latest" |
 			tee "$TOP/results/latest/report-checks.tap" || true
 		count_tap "$TOP/results/latest/report-checks.tap"
-		lava_test | tee "$TOP/results/lava.tap" || true
+		lava_test "$gate" | tee "$TOP/results/lava.tap" || true
 		count_tap "$TOP/results/lava.tap"
 	fi
 }
@@ -120,7 +134,7 @@ verdict_fingerprint() {
 # results/latest stays the end-to-end run's.
 LAVA_CELLS=(arm-be8)
 
-lava_test() {
+lava_test() { # GATE
 	local main_run=$TOP/results/latest tree variant cell n=0 rc
 	local -a picked=() trees=() select
 	while read -r tree variant cell; do
@@ -146,7 +160,7 @@ lava_test() {
 		# 7.2: "Testing set_graph_notrace: FAILED! (... after 0,
 		# error -22)", 7.2 FINDINGS.md), a verdict the QEMU boot did
 		# not have.
-		NMX_RESULTS=$TOP/results/lava/$tree "$TOP/matrix.sh" --no-install --boot-with lava --boots 1 \
+		NMX_RESULTS=$TOP/results/lava/$tree "$TOP/matrix.sh" --no-install --boot-with lava --boots 1 --boots-after-lock "$1" \
 			--tree "$tree" --variant upstream "${select[@]}" || rc=$?
 		for cell in "${picked[@]}"; do
 			[ "${cell% *}" = "$tree" ] || continue
@@ -178,11 +192,48 @@ main() {
 		;;
 	esac
 	"$TOP/scripts/install-deps.sh" --tests
-	unit_tests
-	case $mode in
-	e2e) matrix_test --e2e ;;
-	full) matrix_test ;;
-	esac
+	make -s -C "$TOP/tools/nmx"
+	make -s -C "$TOP/tools/nmx" san/nmx
+	unit=$(mktemp -d)
+	if [ "$mode" = unit ]; then
+		(unit_tests "$unit")
+	else
+		# The unit tests beside the end-to-end run, at the lowest
+		# priority: a cold kernel build leaves a core idle in its serial
+		# steps (a tree's unpack, configure, link, kallsyms) and they
+		# fill it. No guest boots until they have ended (matrix.sh
+		# --boots-after-lock): a boot never shares its core with them.
+		# The lock is held by a subshell that runs them with the
+		# descriptor closed, so no process they leave behind holds it
+		# (the ":" after them keeps bash from running them in that
+		# subshell's own process, the descriptor closed there too).
+		gate=$unit/unit-tests.lock
+		exec 9>"$gate"
+		flock 9
+		set -m
+		(
+			(
+				renice -n 19 -p "$BASHPID" >/dev/null
+				unit_tests "$unit"
+			) >"$unit/unit.log" 2>&1 9>&-
+			:
+		) &
+		unit_pgid=$!
+		set +m
+		exec 9>&-
+		trap 'kill -- "-$unit_pgid" 2>/dev/null || true' EXIT
+		echo "unit tests: beside the end-to-end run's builds (nice 19); their results follow the run's"
+		case $mode in
+		e2e) matrix_test "$gate" --e2e ;;
+		full) matrix_test "$gate" ;;
+		esac
+		wait "$unit_pgid" || true
+		trap - EXIT
+		echo "unit tests:"
+		cat "$unit/unit.log"
+	fi
+	count_unit "$unit"
+	rm -rf "$unit"
 	echo "$passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
 }

@@ -46,8 +46,12 @@ interrupt_at_fake2() { # signal
 	grep -q '^not finished: fake-good-upstream/fake2 fake-good-upstream/fake3$' "$NMX_RESULTS/$RUN_ID/interrupted.txt"
 	[ -f "$(cell_dir fake)/result.json" ]
 	[ ! -f "$(cell_dir fake2)/result.json" ]
-	# The sleeping make went with it, and no summary or report claims a run.
-	run ! pgrep -fx "sleep 60"
+	# The sleeping make went with it (its sleep, not another test's), and
+	# no summary or report claims a run.
+	local sleeper state
+	sleeper=$(cat "$NMX_CACHE/work/fake-good-upstream/out/fake2/sleep.pid")
+	state=$(ps -o stat= -p "$sleeper" || true)
+	[ -z "$state" ] || [[ "$state" == Z* ]]
 	[ ! -e "$NMX_RESULTS/$RUN_ID/summary.txt" ]
 }
 
@@ -161,6 +165,44 @@ most_at_once() {
 	run "$TOP/matrix.sh" --no-install -j 2 --boots-beside=many
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--boots-beside many: a number of boots"* ]]
+	[[ "$output" != *"cell(s),"* ]]
+}
+
+@test "--boots-after-lock FILE: the builds go on, no boot starts while another process holds FILE; a missing FILE refused" {
+	setup_boots
+	: >"$SCRATCH/gate"
+	: >"$SCRATCH/boots"
+	# The holder lets go a second after the last build, and notes when.
+	(
+		exec 9>"$SCRATCH/gate"
+		flock 9
+		for _ in $(seq 600); do
+			[ "$(grep -c '^build-end' "$SCRATCH/boots")" -lt 3 ] || break
+			sleep 0.1
+		done
+		sleep 1
+		echo release >>"$SCRATCH/boots"
+	) &
+	local holder=$! _
+	for _ in $(seq 100); do
+		flock -n "$SCRATCH/gate" true || break
+		sleep 0.05
+	done
+	# Boots beside builds asked for: without the lock the first would start
+	# before the last build ends.
+	NMX_FAKE_BUILD_TRACE=$SCRATCH/boots NMX_FAKE_BUILD_SECONDS=1 \
+		run "$TOP/matrix.sh" --no-install -j 2 --boots-beside 1 --boots-after-lock "$SCRATCH/gate"
+	wait "$holder"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"fakeboot (fake-good-upstream): boot waits for the lock on $SCRATCH/gate"* ]]
+	[ "$(grep -c ' PASS ' "$NMX_RESULTS/latest/summary.txt")" -eq 3 ]
+	local release
+	release=$(grep -n '^release$' "$SCRATCH/boots" | cut -d: -f1)
+	[ "$(grep -n '^build-end' "$SCRATCH/boots" | tail -n 1 | cut -d: -f1)" -lt "$release" ]
+	[ "$(grep -n '^start' "$SCRATCH/boots" | head -n 1 | cut -d: -f1)" -gt "$release" ]
+	run "$TOP/matrix.sh" --no-install --boots-after-lock "$SCRATCH/nosuch"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--boots-after-lock $SCRATCH/nosuch: no such file"* ]]
 	[[ "$output" != *"cell(s),"* ]]
 }
 
