@@ -65,7 +65,9 @@ install_gitlab_ci_local() {
 		return 0
 	command -v npm >/dev/null || return 0	# said by the package check
 	echo "notrace-matrix: installing gitlab-ci-local@$GITLAB_CI_LOCAL_VERSION into $dir (log: $INSTALL_LOG)" >&2
-	mkdir -p "$dir"
+	# A new cache on a machine with every package: nothing made the
+	# log's directory yet.
+	mkdir -p "$dir" "${INSTALL_LOG%/*}"
 	npm install --no-audit --no-fund --prefix "$dir" "gitlab-ci-local@$GITLAB_CI_LOCAL_VERSION" \
 		>>"$INSTALL_LOG" 2>&1 || { err "npm install failed; see $INSTALL_LOG"; return 2; }
 }

@@ -90,3 +90,23 @@ setup() {
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"unknown option '--bogus'"* ]]
 }
+
+@test "install: --tests on a new cache with every package installed: gitlab-ci-local into the cache, npm's output in the log" {
+	cat >"$STUBS/npm" <<-'EOF2'
+		#!/bin/sh
+		echo "npm $*"
+		prefix=$5
+		mkdir -p "$prefix/node_modules/.bin"
+		printf '#!/bin/sh\necho 4.66.1\n' >"$prefix/node_modules/.bin/gitlab-ci-local"
+		chmod +x "$prefix/node_modules/.bin/gitlab-ci-local"
+	EOF2
+	chmod +x "$STUBS/npm"
+	[ ! -e "$NMX_CACHE" ]
+	FAKE_UID=0 INSTALLED='*' run "$TOP/scripts/install-deps.sh" --tests
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"installing gitlab-ci-local@4.66.1 into $NMX_CACHE/npm"* ]]
+	grep -q '^npm install .*gitlab-ci-local@4.66.1' "$NMX_CACHE/logs/install.log"
+	[ "$("$NMX_CACHE/npm/node_modules/.bin/gitlab-ci-local" --version)" = 4.66.1 ]
+	[ ! -s "$APT_CALLS" ]
+}
