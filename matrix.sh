@@ -2,7 +2,7 @@
 # Run the matrix: every (tree, variant, cell) of matrix.yaml's run, or the
 # ones named. One failing cell never stops the others.
 #
-#   matrix.sh [--no-install] [--boots N] [--boots-beside N] [--boots-after-lock FILE] [--make-jobs N] [--boot-with qemu|lava] [--loader uboot|qemu] [--reuse-boots]
+#   matrix.sh [--no-install] [--boots N] [--boots-beside N] [--make-jobs N] [--boot-with qemu|lava] [--loader uboot|qemu] [--reuse-boots]
 #             [--tree T]... [--variant V]... [--cell C]... | [--set NAME] | [--e2e]
 #   matrix.sh [--no-install] --patches PATH [--boot-again] [--tree T]... [--cell C]...
 #   matrix.sh [--no-install] --tree DIR [--series T] [--patches PATH] ...
@@ -31,11 +31,6 @@
 # on 2 cores): boots of built cells that may run while a later kernel
 # builds. On 2 cores 1 gives the first verdict far sooner and the whole
 # run later (docs/performance.md, "The schedule").
-#
-# --boots-after-lock FILE: no guest boots while another process holds
-# FILE locked (flock(1)); the builds go on. tests/run.sh holds it while
-# its unit tests run beside the end-to-end run's builds, so that they use
-# the cores a build leaves idle and never share them with a boot.
 #
 # --make-jobs N (NMX_MAKE_JOBS; default: the cores + 1, less those left
 # to boots running beside the build): make -jN for each kernel.
@@ -200,8 +195,7 @@ build_cell() {
 }
 
 # boot_cell RUN_ID TREE VARIANT CELL: boot.sh, then the result, written
-# last: a result.json means the cell finished. With --boots-after-lock,
-# first the wait for that lock (never counted in the boot's seconds).
+# last: a result.json means the cell finished.
 # shellcheck disable=SC2317
 boot_cell() {
 	local dir
@@ -209,10 +203,6 @@ boot_cell() {
 	[ "$REUSE_BOOTS" != 1 ] || opts+=(--reuse-boots)
 	[ "$ACCEL" = auto ] || opts+=(--accel "$ACCEL")
 	dir=$(nmx cell-dir --run "$NMX_RESULTS/$1" --tree "$2" --variant "$3" --cell "$4") || return 0
-	if [ -n "$BOOTS_AFTER_LOCK" ] && ! flock -n -s "$BOOTS_AFTER_LOCK" true; then
-		progress "$4 ($2-$3): boot waits for the lock on $BOOTS_AFTER_LOCK"
-		flock -s "$BOOTS_AFTER_LOCK" true
-	fi
 	"$NMX_TOP/boot.sh" --cell-dir "$dir" "${opts[@]}" "$2" "$3" "$4" || true
 	cell_finished "$dir"
 }
@@ -386,7 +376,6 @@ main() {
 	JOBS=${NMX_JOBS:-$(nproc)}
 	MAKE_JOBS=${NMX_MAKE_JOBS:-}
 	BESIDE=${NMX_BOOTS_BESIDE_BUILD:-}
-	BOOTS_AFTER_LOCK=''
 	DISTCC=${NMX_DISTCC_HOSTS:-}
 	# How each cell boots: boot.sh's options of these names.
 	BOOT_WITH=${NMX_BOOT_WITH:-qemu}
@@ -434,7 +423,6 @@ main() {
 		-j[0-9]*) JOBS=${1#-j}; shift ;;
 		--make-jobs) [ $# -ge 2 ] || usage; MAKE_JOBS=$2; shift 2 ;;
 		--boots-beside) [ $# -ge 2 ] || usage; BESIDE=$2; shift 2 ;;
-		--boots-after-lock) [ $# -ge 2 ] || usage; BOOTS_AFTER_LOCK=$2; shift 2 ;;
 		--merge) [ $# -ge 2 ] || usage; merge=$2; shift 2; shards=("$@"); shift $# ;;
 		*) err "unknown option '$1' (--help lists them)"; usage ;;
 		esac
@@ -469,10 +457,6 @@ main() {
 	fi
 	if [ -n "$BESIDE" ] && ! [[ "$BESIDE" =~ ^[0-9]+$ ]]; then
 		err "--boots-beside $BESIDE: a number of boots (0: none beside a build)"
-		exit 2
-	fi
-	if [ -n "$BOOTS_AFTER_LOCK" ] && ! [ -f "$BOOTS_AFTER_LOCK" ]; then
-		err "--boots-after-lock $BOOTS_AFTER_LOCK: no such file (the lock another process holds)"
 		exit 2
 	fi
 	if [ -n "$shard" ]; then

@@ -26,9 +26,9 @@ count_tap() {
 }
 
 # unit_tests OUT: the unit tests, each stream of TAP in OUT (counted by
-# count_unit) and on stdout. They have a cache and a results directory of
-# their own: beside a matrix run they touch neither its lock nor
-# results/latest. nmx (and its sanitizer build) are built before (main).
+# count_unit) and on stdout, with a cache and a results directory of their
+# own (neither the run's lock nor results/latest is theirs to touch). nmx
+# and its sanitizer build are made before (main).
 unit_tests() {
 	local out=$1
 	export NMX_CACHE=$out/cache NMX_RESULTS=$out/results
@@ -79,14 +79,12 @@ count_unit() {
 	done
 }
 
-# matrix_test GATE SELECTION...: the end-to-end run of that selection of
+# matrix_test SELECTION...: the end-to-end run of that selection of
 # matrix.sh (--e2e: matrix.yaml's set e2e, every architecture and tree
-# once and both variants on one cell; benchmarks/README.md for its cost),
-# no guest booted while GATE is locked.
+# once and both variants on one cell; benchmarks/README.md for its cost).
 matrix_test() {
-	local rc=0 summary gate=$1
-	shift
-	"$TOP/matrix.sh" --boots-after-lock "$gate" "$@" || rc=$?
+	local rc=0 summary
+	"$TOP/matrix.sh" "$@" || rc=$?
 	summary=$TOP/results/latest/summary.txt
 	if [ -f "$summary" ]; then
 		passed=$((passed + $(grep -c ' PASS ' "$summary" || true)))
@@ -112,7 +110,7 @@ matrix_test() {
 		"$TOP/tests/report/check-outputs.sh" "$TOP/results/latest" |
 			tee "$TOP/results/latest/report-checks.tap" || true
 		count_tap "$TOP/results/latest/report-checks.tap"
-		lava_test "$gate" | tee "$TOP/results/lava.tap" || true
+		lava_test | tee "$TOP/results/lava.tap" || true
 		count_tap "$TOP/results/lava.tap"
 	fi
 }
@@ -134,7 +132,7 @@ verdict_fingerprint() {
 # results/latest stays the end-to-end run's.
 LAVA_CELLS=(arm-be8)
 
-lava_test() { # GATE
+lava_test() {
 	local main_run=$TOP/results/latest tree variant cell n=0 rc
 	local -a picked=() trees=() select
 	while read -r tree variant cell; do
@@ -160,7 +158,7 @@ lava_test() { # GATE
 		# 7.2: "Testing set_graph_notrace: FAILED! (... after 0,
 		# error -22)", 7.2 FINDINGS.md), a verdict the QEMU boot did
 		# not have.
-		NMX_RESULTS=$TOP/results/lava/$tree "$TOP/matrix.sh" --no-install --boot-with lava --boots 1 --boots-after-lock "$1" \
+		NMX_RESULTS=$TOP/results/lava/$tree "$TOP/matrix.sh" --no-install --boot-with lava --boots 1 \
 			--tree "$tree" --variant upstream "${select[@]}" || rc=$?
 		for cell in "${picked[@]}"; do
 			[ "${cell% *}" = "$tree" ] || continue
@@ -195,43 +193,11 @@ main() {
 	make -s -C "$TOP/tools/nmx"
 	make -s -C "$TOP/tools/nmx" san/nmx
 	unit=$(mktemp -d)
-	if [ "$mode" = unit ]; then
-		(unit_tests "$unit")
-	else
-		# The unit tests beside the end-to-end run, at the lowest
-		# priority: a cold kernel build leaves a core idle in its serial
-		# steps (a tree's unpack, configure, link, kallsyms) and they
-		# fill it. No guest boots until they have ended (matrix.sh
-		# --boots-after-lock): a boot never shares its core with them.
-		# The lock is held by a subshell that runs them with the
-		# descriptor closed, so no process they leave behind holds it
-		# (the ":" after them keeps bash from running them in that
-		# subshell's own process, the descriptor closed there too).
-		gate=$unit/unit-tests.lock
-		exec 9>"$gate"
-		flock 9
-		set -m
-		(
-			(
-				renice -n 19 -p "$BASHPID" >/dev/null
-				unit_tests "$unit"
-			) >"$unit/unit.log" 2>&1 9>&-
-			:
-		) &
-		unit_pgid=$!
-		set +m
-		exec 9>&-
-		trap 'kill -- "-$unit_pgid" 2>/dev/null || true' EXIT
-		echo "unit tests: beside the end-to-end run's builds (nice 19); their results follow the run's"
-		case $mode in
-		e2e) matrix_test "$gate" --e2e ;;
-		full) matrix_test "$gate" ;;
-		esac
-		wait "$unit_pgid" || true
-		trap - EXIT
-		echo "unit tests:"
-		cat "$unit/unit.log"
-	fi
+	(unit_tests "$unit") || true
+	case $mode in
+	e2e) matrix_test --e2e ;;
+	full) matrix_test ;;
+	esac
 	count_unit "$unit"
 	rm -rf "$unit"
 	echo "$passed passed, $failed failed"

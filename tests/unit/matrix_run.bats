@@ -168,44 +168,6 @@ most_at_once() {
 	[[ "$output" != *"cell(s),"* ]]
 }
 
-@test "--boots-after-lock FILE: the builds go on, no boot starts while another process holds FILE; a missing FILE refused" {
-	setup_boots
-	: >"$SCRATCH/gate"
-	: >"$SCRATCH/boots"
-	# The holder lets go a second after the last build, and notes when.
-	(
-		exec 9>"$SCRATCH/gate"
-		flock 9
-		for _ in $(seq 600); do
-			[ "$(grep -c '^build-end' "$SCRATCH/boots")" -lt 3 ] || break
-			sleep 0.1
-		done
-		sleep 1
-		echo release >>"$SCRATCH/boots"
-	) &
-	local holder=$! _
-	for _ in $(seq 100); do
-		flock -n "$SCRATCH/gate" true || break
-		sleep 0.05
-	done
-	# Boots beside builds asked for: without the lock the first would start
-	# before the last build ends.
-	NMX_FAKE_BUILD_TRACE=$SCRATCH/boots NMX_FAKE_BUILD_SECONDS=1 \
-		run "$TOP/matrix.sh" --no-install -j 2 --boots-beside 1 --boots-after-lock "$SCRATCH/gate"
-	wait "$holder"
-	[ "$status" -eq 0 ]
-	[[ "$output" == *"fakeboot (fake-good-upstream): boot waits for the lock on $SCRATCH/gate"* ]]
-	[ "$(grep -c ' PASS ' "$NMX_RESULTS/latest/summary.txt")" -eq 3 ]
-	local release
-	release=$(grep -n '^release$' "$SCRATCH/boots" | cut -d: -f1)
-	[ "$(grep -n '^build-end' "$SCRATCH/boots" | tail -n 1 | cut -d: -f1)" -lt "$release" ]
-	[ "$(grep -n '^start' "$SCRATCH/boots" | head -n 1 | cut -d: -f1)" -gt "$release" ]
-	run "$TOP/matrix.sh" --no-install --boots-after-lock "$SCRATCH/nosuch"
-	[ "$status" -eq 2 ]
-	[[ "$output" == *"--boots-after-lock $SCRATCH/nosuch: no such file"* ]]
-	[[ "$output" != *"cell(s),"* ]]
-}
-
 # Did a boot of fakeboot2 run beside another boot or a build? 1 if so.
 fakeboot2_not_alone() {
 	awk '/^build-start/ { b = 1 } /^build-end/ { b = 0 }
