@@ -357,7 +357,7 @@ stage_kernel() {
 		[ "$(cat "$NMX_OUT/.nmx-kernel.key" 2>/dev/null)" = "$key" ]; then
 		echo "kernel: inputs unchanged (key $key): ${CELL[kernel_image]} kept" >>"$LOG"
 		kmake --skip -j"$jobs" "${TARGETS[@]}"
-		kmake --skip headers_install INSTALL_HDR_PATH="$NMX_OUT/nmx-headers"
+		kmake --skip -j"$jobs" headers_install INSTALL_HDR_PATH="$NMX_OUT/nmx-headers"
 	elif ! (
 		rm -f "$NMX_OUT/.nmx-kernel.key"
 		# Kbuild does not remake the built-in initramfs when only the
@@ -365,7 +365,7 @@ stage_kernel() {
 		rm -f "$NMX_OUT/usr/initramfs_data.cpio"
 		flock 9
 		kmake -j"$jobs" "${TARGETS[@]}" &&
-			kmake headers_install INSTALL_HDR_PATH="$NMX_OUT/nmx-headers"
+			kmake -j"$jobs" headers_install INSTALL_HDR_PATH="$NMX_OUT/nmx-headers"
 	) 9>"$NMX_CACHE/build.lock" >>"$LOG" 2>&1; then
 		fail kernel "$(seconds_since "$t0")" "$(grep -m1 -E 'error:|Error [0-9]' "$LOG" || echo 'make failed (see build.log)')"
 	fi
