@@ -37,6 +37,14 @@ interrupt_at_fake2() { # signal
 	RUN_ID=$(basename "$(find "$NMX_RESULTS" -mindepth 1 -maxdepth 1 -type d)")
 }
 
+# process_gone PID: the process has ended (gone, or a zombie its parent
+# has not reaped yet).
+process_gone() {
+	local state
+	state=$(ps -o stat= -p "$1" || true)
+	[ -z "$state" ] || [[ "$state" == Z* ]]
+}
+
 @test "SIGTERM mid-run: exit 2, the run says which cells finished, the build stopped" {
 	setup_run slow
 	interrupt_at_fake2 TERM
@@ -48,10 +56,7 @@ interrupt_at_fake2() { # signal
 	[ ! -f "$(cell_dir fake2)/result.json" ]
 	# The sleeping make went with it (its sleep, not another test's), and
 	# no summary or report claims a run.
-	local sleeper state
-	sleeper=$(cat "$NMX_CACHE/work/fake-good-upstream/out/fake2/sleep.pid")
-	state=$(ps -o stat= -p "$sleeper" || true)
-	[ -z "$state" ] || [[ "$state" == Z* ]]
+	process_gone "$(cat "$NMX_CACHE/work/fake-good-upstream/out/fake2/sleep.pid")"
 	[ ! -e "$NMX_RESULTS/$RUN_ID/summary.txt" ]
 }
 
@@ -218,12 +223,11 @@ fakeboot2_not_alone() {
 	[ "$rc" -eq 2 ]
 	# Both boots' sleeps went with them (theirs: another test running
 	# beside this one may have a sleep 30 of its own).
-	local sleepers p state
+	local sleepers p
 	sleepers=$(awk '$1 == "sleep" { print $2 }' "$SCRATCH/boots")
 	[ "$(echo "$sleepers" | wc -w)" -eq 2 ]
 	for p in $sleepers; do
-		state=$(ps -o stat= -p "$p" || true)
-		[ -z "$state" ] || [[ "$state" == Z* ]]
+		process_gone "$p"
 	done
 	RUN_ID=$(basename "$(find "$NMX_RESULTS" -mindepth 1 -maxdepth 1 -type d)")
 	grep -q '^not finished: fake-good-upstream/fakeboot fake-good-upstream/fakeboot2 fake-good-upstream/fakeboot3$' \
