@@ -24,8 +24,9 @@
 # --boots N (-j N, NMX_JOBS; default: the number of cores): guests booted
 # at a time. With N > 1 the kernels are built one at a time and the boots
 # run N at a time, those of built cells beside later builds where the
-# cores allow it (run_parallel); --boots 1 is the serial mode (build,
-# boot, next cell). Not make's -j: that is --make-jobs.
+# cores allow it, else each tree's once its last kernel is built, before
+# the next tree's kernels (run_parallel); --boots 1 is the serial mode
+# (build, boot, next cell). Not make's -j: that is --make-jobs.
 #
 # --boots-beside N (NMX_BOOTS_BESIDE_BUILD; default: (cores - 2) / 2, none
 # on 2 cores): boots of built cells that may run while a later kernel
@@ -295,12 +296,29 @@ boots_beside() {
 	echo "$beside"
 }
 
+# boot_queued: the cells of BOOT_QUEUE booted, N at a time, and every
+# cell process of the run ended.
+boot_queued() {
+	local pid
+	while [ "${#BOOT_QUEUE[@]}" -gt 0 ]; do
+		start_boots "$JOBS"
+		[ "${#BOOT_QUEUE[@]}" -eq 0 ] || wait -n || true
+	done
+	for pid in "${CELL_PIDS[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+	CELL_PIDS=()
+}
+
 # The run's cells with -j N: the kernels one at a time (each build takes
 # the cores), and the boots of built cells beside later builds
 # (boots_beside), then N at a time; the build leaves the boots' cores to
-# them (NMX_MAKE_JOBS).
+# them (NMX_MAKE_JOBS). With no boots beside a build, a tree's cells boot
+# before the next tree's kernels are built: the cores build or boot, never
+# both, so the run takes about as long (a tree's last boot may leave a
+# core idle) and the first tree's verdicts come a tree's builds sooner.
 run_parallel() {
-	local line tree variant cell pid build_pid beside
+	local line tree variant cell build_pid beside built_tree=''
 	beside=$(boots_beside)
 	if [ "$beside" -gt 0 ]; then
 		if [ -z "$MAKE_JOBS" ]; then
@@ -314,6 +332,10 @@ run_parallel() {
 	ALONE_PID=''
 	for line in "$@"; do
 		read -r tree variant cell <<<"$line"
+		if [ "$beside" -eq 0 ] && [ -n "$built_tree" ] && [ "$tree" != "$built_tree" ]; then
+			boot_queued
+		fi
+		built_tree=$tree
 		in_group build_cell "$RUN_ID" "$tree" "$variant" "$cell"
 		build_pid=$!
 		CELL_PIDS+=("$build_pid")
@@ -322,14 +344,7 @@ run_parallel() {
 		fi
 		start_boots "$beside" building
 	done
-	while [ "${#BOOT_QUEUE[@]}" -gt 0 ]; do
-		start_boots "$JOBS"
-		[ "${#BOOT_QUEUE[@]}" -eq 0 ] || wait -n || true
-	done
-	for pid in "${CELL_PIDS[@]}"; do
-		wait "$pid" 2>/dev/null || true
-	done
-	CELL_PIDS=()
+	boot_queued
 }
 
 # The cache is shared state (trees, worktrees, build directories): one

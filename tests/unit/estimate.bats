@@ -39,6 +39,25 @@ estimate() {
 	[[ "$output" == "expected: about 6 min, finishing near "*" (a first run's typical figures for 3 of 3 cell(s); a changed series or config takes longer)" ]]
 }
 
+@test "estimate on 2 cores, two trees: a tree's boots before the next tree's kernels, and when its verdicts come" {
+	setup_figures
+	printf '%s upstream %s\n' t x86_64 t arm64 u x86_64 u arm64 >"$SCRATCH/plan"
+	# Tree t: builds 135 + 55, boots 60 and 40 beside each other: its
+	# last verdict at 250 s; tree u (the median row for both cells) builds
+	# 55 + 55 and boots 40 and 40: 150 s more. Builds first would have
+	# taken as long, every verdict after 340 s.
+	run estimate --seconds
+	[ "$status" -eq 0 ]
+	[ "$output" = 400 ]
+	run estimate
+	[[ "$output" == "expected: about 7 min, finishing near "*"; t's verdicts near "*", in about 5 min (a first run's typical figures for 4 of 4 cell(s);"* ]]
+	# A boot beside the builds: one schedule for the whole run (t's
+	# x86_64 boots beside arm64's build, each kernel on the one core left).
+	run estimate --beside 1 --seconds
+	[ "$status" -eq 0 ]
+	[ "$output" = 435 ]
+}
+
 @test "estimate on 4 cores: a kernel's serial part stays, its parallel part spreads; a boot beside the builds" {
 	setup_figures
 	# x86_64: 50 s serial + 100 s parallel over the 3 cores the boot

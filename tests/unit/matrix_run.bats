@@ -147,6 +147,30 @@ most_at_once() {
 	diff "$SCRATCH/serial" "$SCRATCH/parallel"
 }
 
+@test "-j 2, two trees, no boot beside a build: a tree's cells boot before the next tree's kernels" {
+	setup_boots
+	# A second tree of the same sources, after fake-good in matrix.yaml.
+	sed -i "s|^  fake-bad:\$|  fake-next:\\n    package: nmx-fake-package\\n    tarball: $SCRATCH/linux-fake.tar.xz\\n    series: $TESTS_DIR/fake-tree/series-good\\n    variants: {upstream: {}}\\n&|" "$NMX_MATRIX"
+	NMX_FAKE_BUILD_TRACE=$SCRATCH/boots NMX_BOOTS_BESIDE_BUILD=0 \
+		run "$TOP/matrix.sh" --no-install -j 2 --tree fake-good --tree fake-next
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"6 cell(s), 2 boot(s) at a time"* ]]
+	[ "$(grep -c ' PASS ' "$NMX_RESULTS/latest/summary.txt")" -eq 6 ]
+	# The trace, one letter a line: B a build, G a boot of fake-good, N
+	# one of fake-next (each from start to end).
+	awk '$1 == "build-start" { printf "B" } $1 == "start" && $3 ~ /fake-good/ { printf "G" }
+		$1 == "start" && $3 ~ /fake-next/ { printf "N" } END { print "" }' "$SCRATCH/boots" >"$SCRATCH/order"
+	[ "$(cat "$SCRATCH/order")" = BBBGGGBBBNNN ]
+	# fake-good's last boot ended before fake-next's first build.
+	[ "$(awk '$1 == "build-start" { b++ } $1 == "end" && b == 3 { e++ } END { print e + 0 }' "$SCRATCH/boots")" -eq 3 ]
+	# The check can fail: builds first when boots may run beside them.
+	rm "$SCRATCH/boots"
+	NMX_FAKE_BUILD_TRACE=$SCRATCH/boots NMX_BOOTS_BESIDE_BUILD=1 NMX_FAKE_BUILD_SECONDS=2 \
+		run "$TOP/matrix.sh" --no-install -j 2 --tree fake-good --tree fake-next
+	[ "$status" -eq 0 ]
+	[ "$(awk '$1 == "build-start" { printf "B" } $1 == "start" { printf "S" } END { print "" }' "$SCRATCH/boots")" != BBBSSSBBBSSS ]
+}
+
 @test "-j 2 --boots-beside 1: built cells boot while the next builds, one at a time then" {
 	setup_boots
 	export NMX_FAKE_BUILD_TRACE=$SCRATCH/boots NMX_FAKE_BUILD_SECONDS=2

@@ -7,23 +7,23 @@
 
 load helpers
 
-@test "default run: four cells of each tree, the default variants each tree has" {
+@test "default run: four cells of each tree, the default variants each tree has, the newest tree first" {
 	run nmx cells
 	[ "$status" -eq 0 ]
 	[ "${#lines[@]}" -eq 16 ]
-	[ "${lines[0]}" = "linux-6.1 upstream x86_64" ]
-	[ "${lines[3]}" = "linux-6.1 upstream arm-be8" ]
-	[ "${lines[7]}" = "linux-6.1 seed arm-be8" ]
-	[ "${lines[8]}" = "linux-6.12 upstream x86_64" ]
-	[ "${lines[11]}" = "linux-6.12 upstream arm-be8" ]
-	[ "${lines[15]}" = "linux-6.12 seed arm-be8" ]
+	[ "${lines[0]}" = "linux-6.12 upstream x86_64" ]
+	[ "${lines[3]}" = "linux-6.12 upstream arm-be8" ]
+	[ "${lines[7]}" = "linux-6.12 seed arm-be8" ]
+	[ "${lines[8]}" = "linux-6.1 upstream x86_64" ]
+	[ "${lines[11]}" = "linux-6.1 upstream arm-be8" ]
+	[ "${lines[15]}" = "linux-6.1 seed arm-be8" ]
 }
 
 @test "a variant outside the default run can be asked for, in every tree that has it" {
 	run nmx cells --variant unfixed --cell arm64
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "linux-6.1 unfixed arm64" ]
-	[ "${lines[1]}" = "linux-6.12 unfixed arm64" ]
+	[ "${lines[0]}" = "linux-6.12 unfixed arm64" ]
+	[ "${lines[1]}" = "linux-6.1 unfixed arm64" ]
 	[ "${#lines[@]}" -eq 2 ]
 }
 

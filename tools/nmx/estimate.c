@@ -12,7 +12,10 @@
  * The schedule is matrix.sh's: kernels one after another, each with the
  * cores the boots beside it leave; BESIDE boots of built cells beside the
  * builds, BOOTS at a time once the last kernel is built; a cell that boots
- * alone (qemu.alone) after the others, with nothing beside it. A kernel's
+ * alone (qemu.alone) after the others, with nothing beside it. With no
+ * boots beside the builds, that is done a tree at a time (the plan's runs
+ * of cells of one tree), each tree's boots before the next tree's kernels.
+ * A kernel's
  * seconds on other than 2 cores follow Amdahl's law from its 2-core wall
  * seconds and its CPU seconds (the part that ran on one core: linking,
  * kallsyms, objtool, the serial half of Kbuild). Boots are taken as
@@ -245,6 +248,54 @@ static double schedule(struct est_cell *cells, size_t n, int cores, int boots, i
 }
 
 /*
+ * matrix.sh's schedule of the whole run: with no boots beside the builds,
+ * each run of cells of one tree is scheduled as a run of its own, after
+ * the one before it has ended.
+ */
+static double run_schedule(struct est_cell *cells, size_t n, int cores,
+			   int boots, int beside)
+{
+	double t = 0, d;
+	size_t i, j, k;
+
+	if (beside > 0)
+		return schedule(cells, n, cores, boots, beside);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && !strcmp(cells[j].tree, cells[i].tree); j++)
+			;
+		d = schedule(cells + i, j - i, cores, boots, beside);
+		if (d < 0)
+			return d;
+		for (k = i; k < j; k++) {
+			cells[k].built += t;
+			if (cells[k].boot_end >= 0)
+				cells[k].boot_end += t;
+		}
+		t += d;
+	}
+	return t;
+}
+
+/*
+ * The seconds to the last verdict of the scheduled run's first tree (its
+ * cells' last boot), or -1 where all its cells are of one tree.
+ */
+static double first_tree_end(const struct est_cell *cells, size_t n)
+{
+	double end = -1;
+	int other = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(cells[i].tree, cells[0].tree))
+			other = 1;
+		else if (cells[i].boot_end > end)
+			end = cells[i].boot_end;
+	}
+	return other ? end : -1;
+}
+
+/*
  * A GitLab pipeline: a job per tree and cell (its variants in plan order,
  * on a runner of @cores cores), on @runners runners in the pipeline's order.
  */
@@ -397,7 +448,7 @@ int cmd_estimate(int argc, char **argv)
 	if (!n)
 		goto out;
 	total = runners ? pipeline(cells, n, cores, boots, beside, runners)
-			: schedule(cells, n, cores, boots, beside);
+			: run_schedule(cells, n, cores, boots, beside);
 	if (total < 0) {
 		ret = EXIT_INFRA;
 		goto out;
@@ -406,17 +457,28 @@ int cmd_estimate(int argc, char **argv)
 		printf("%.0f\n", total);
 	} else {
 		time_t end = time(NULL) + (time_t)(total + 0.5);
-		char at[16], from[160] = "";
+		char at[16], from[160] = "", first[200] = "";
 		long mins = (long)((total + 59) / 60);
+		double first_end;
 
 		strftime(at, sizeof(at), "%H:%M", localtime(&end));
+		/* Where the run has more than one tree, when the first one's last verdict comes. */
+		first_end = runners ? -1 : first_tree_end(cells, n);
+		if (first_end >= 0 && first_end < total) {
+			time_t t = time(NULL) + (time_t)(first_end + 0.5);
+			char at_first[16];
+
+			strftime(at_first, sizeof(at_first), "%H:%M", localtime(&t));
+			snprintf(first, sizeof(first), "; %s's verdicts near %s, in about %ld min",
+				 cells[0].tree, at_first, (long)((first_end + 59) / 60));
+		}
 		if (nlast)
 			snprintf(from, sizeof(from), "the last run's figures for %zu", nlast);
 		if (ntypical)
 			snprintf(from + strlen(from), sizeof(from) - strlen(from),
 				 "%sa first run's typical figures for %zu", nlast ? ", " : "", ntypical);
-		printf("expected: about %ld min, finishing near %s (%s of %zu cell(s); a changed series or config takes longer)\n",
-		       mins > 0 ? mins : 1, at, from, ninput);
+		printf("expected: about %ld min, finishing near %s%s (%s of %zu cell(s); a changed series or config takes longer)\n",
+		       mins > 0 ? mins : 1, at, first, from, ninput);
 	}
 out:
 	free(cells);
