@@ -516,6 +516,10 @@ main() {
 		local -a profile=()
 		[ "$BOOT_WITH" != lava ] || profile+=(--lava)
 		[ -z "$DISTCC" ] || profile+=(--distcc)
+		# Only what this run's trees and cells need, where they are known
+		# before the run starts (not a --patches run's newest tree, nor a
+		# run resumed, merged or of a checkout of yours): every cell's else.
+		[ -n "$resume$merge$local_dir$patches" ] || profile+=(-- "${check[@]}")
 		"$NMX_TOP/scripts/install-deps.sh" "${profile[@]}" || exit 2
 	fi
 	make -s -C "$NMX_TOP/tools/nmx" >&2 || exit 2

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# install-deps.sh [--no-cells] [--tests] [--lava] [--distcc] [--gitlab-ci-local]
+# install-deps.sh [--no-cells] [--tests] [--lava] [--distcc] [--gitlab-ci-local] [-- SELECTION]
 #
 # Install the Debian packages notrace-matrix needs, only those missing, by
 # profile:
@@ -16,6 +16,9 @@
 #   --lava            LAVA's dispatcher (NMX_BOOT_WITH=lava, lava-run);
 #   --distcc          distcc (NMX_DISTCC_HOSTS);
 #   --gitlab-ci-local Node.js and gitlab-ci-local (the generated pipeline).
+# SELECTION (nmx cells' options: --tree, --variant, --cell, --set, --e2e;
+# nothing after the -- is the default run): the trees and cells are those
+# of that run only, as ./matrix.sh asks; without it, every tree and cell.
 # A tree's linux-source from another Debian suite (linux-7.2: unstable) is
 # downloaded and unpacked into the cache (scripts/fetch-deb.sh), never
 # installed.
@@ -172,16 +175,22 @@ install_missing() {
 }
 
 usage() {
-	echo "usage: $0 [--no-cells] [--tests] [--lava] [--distcc] [--gitlab-ci-local]" >&2
+	echo "usage: $0 [--no-cells] [--tests] [--lava] [--distcc] [--gitlab-ci-local] [-- SELECTION]" >&2
 	exit 2
 }
 
 profile_flags=
 main() {
 	local kind name suite suite_name deps cells=1 tests=0 lava=0 distcc=0 gcl=0
-	local -a cell_packages=() busybox_archs=() suite_packages=()
+	local -a cell_packages=() busybox_archs=() suite_packages=() selection=()
 	while [ $# -gt 0 ]; do
 		case $1 in
+		--)
+			shift
+			selection=(--run "$@")
+			profile_flags+="${profile_flags:+ }--${*:+ $*}"
+			break
+			;;
 		--no-cells) cells=0 ;;
 		--tests) tests=1 lava=1 distcc=1 gcl=1 ;;
 		--lava) lava=1 ;;
@@ -196,7 +205,9 @@ main() {
 	# nmx reads the cells' needs from arches/ (it needs the packages above).
 	make -s -C "$NMX_TOP/tools/nmx" >&2
 	deps=
-	[ "$cells" -eq 0 ] || deps=$(nmx deps)
+	if [ "$cells" -eq 1 ]; then
+		deps=$(nmx deps "${selection[@]}") || exit 2
+	fi
 	while read -r kind name suite_name; do
 		case $kind in
 		package) cell_packages+=("$name") ;;

@@ -110,3 +110,34 @@ setup() {
 	[ "$("$NMX_CACHE/npm/node_modules/.bin/gitlab-ci-local" --version)" = 4.66.1 ]
 	[ ! -s "$APT_CALLS" ]
 }
+
+@test "install: -- SELECTION (as ./matrix.sh asks) takes that run's trees and cells; the root command names it; a selection of no cell is exit 2" {
+	FAKE_UID=1000 INSTALLED='*' run "$TOP/scripts/install-deps.sh" -- --cell fake
+	[ "$status" -eq 0 ]
+	# Missing a package: the command to run carries the selection.
+	FAKE_UID=1000 INSTALLED='make' run "$TOP/scripts/install-deps.sh" --lava -- --cell fake
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"sudo $TOP/scripts/install-deps.sh --lava -- --cell fake"* ]]
+	FAKE_UID=1000 INSTALLED='make' run "$TOP/scripts/install-deps.sh" --
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"sudo $TOP/scripts/install-deps.sh --"* ]]
+	# As root, the run's tree's package is installed.
+	FAKE_UID=0 INSTALLED='' run "$TOP/scripts/install-deps.sh" -- --tree fake-good
+	[ "$status" -eq 0 ]
+	grep -q 'install -y -q .*nmx-fake-package' "$APT_CALLS"
+	FAKE_UID=0 INSTALLED='*' run "$TOP/scripts/install-deps.sh" -- --cell nosuch
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown cell 'nosuch'"* ]]
+}
+
+@test "install: ./matrix.sh asks for its own run's trees and cells only; a --patches run for every cell's" {
+	FAKE_UID=1000 INSTALLED='make' run "$TOP/matrix.sh" --cell fake
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"sudo $TOP/scripts/install-deps.sh -- --cell fake"* ]]
+	FAKE_UID=1000 INSTALLED='make' run "$TOP/matrix.sh"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"sudo $TOP/scripts/install-deps.sh --"* ]]
+	FAKE_UID=1000 INSTALLED='make' run "$TOP/matrix.sh" --patches "$TESTS_DIR/fake-tree/series-good"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"sudo $TOP/scripts/install-deps.sh"$'\n'* ]] || [[ "$output" == *"sudo $TOP/scripts/install-deps.sh" ]]
+}

@@ -19,6 +19,34 @@ load helpers
 	[ "${lines[15]}" = "linux-6.1 seed arm-be8" ]
 }
 
+@test "deps --run: what a run's trees and cells need, not every cell's; without --run every cell's" {
+	run "$NMX" deps --run
+	[ "$status" -eq 0 ]
+	grep -qx 'package linux-source-6.12' <<<"$output"
+	grep -qx 'package gcc-arm-linux-gnueabi' <<<"$output"
+	grep -qx 'busybox-arch armel' <<<"$output"
+	# Nothing of the cells or trees outside the default run.
+	run ! grep -E 's390x|sparc64|suite-package' <<<"$output"
+	run "$NMX" deps --run --e2e
+	[ "$status" -eq 0 ]
+	grep -qx 'package gcc-s390x-linux-gnu' <<<"$output"
+	grep -qx 'suite-package unstable linux-source-7.2' <<<"$output"
+	run "$NMX" deps --run --cell x86_64 --tree linux-6.1
+	[ "$status" -eq 0 ]
+	[ "$(sort <<<"$output" | paste -sd' ')" = "busybox-arch amd64 package linux-source-6.1 package qemu-system-x86" ]
+	run "$NMX" deps
+	[ "$status" -eq 0 ]
+	grep -qx 'package gcc-s390x-linux-gnu' <<<"$output"
+	grep -qx 'package gcc-arm-linux-gnueabi' <<<"$output"
+	# A selection without --run, or one naming no cell: exit 2.
+	run "$NMX" deps --cell x86_64
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"usage: nmx deps [--run [SELECTION]]"* ]]
+	run "$NMX" deps --run --cell nosuch
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"unknown cell 'nosuch'"* ]]
+}
+
 @test "a variant outside the default run can be asked for, in every tree that has it" {
 	run nmx cells --variant unfixed --cell arm64
 	[ "$status" -eq 0 ]

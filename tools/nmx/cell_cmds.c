@@ -115,10 +115,15 @@ static int select_cells(struct matrix *m, const struct strlist *trees_named,
 	return err;
 }
 
-int cmd_cells(int argc, char **argv)
+/*
+ * The cell-variants of the selection in @argv (--tree, --variant, --cell,
+ * --set NAME, --e2e; none: the default run), as "TREE VARIANT CELL" lines
+ * into @out; @alone, when not NULL, takes --alone.
+ */
+static int run_selection(int argc, char **argv, struct matrix *m,
+			 struct strlist *out, int *alone)
 {
 	struct strlist trees = { 0 }, variants = { 0 }, cells = { 0 };
-	struct strlist out = { 0 };
 	static const struct option opts[] = {
 		{ "tree", required_argument, 0, 't' },
 		{ "variant", required_argument, 0, 'v' },
@@ -130,46 +135,66 @@ int cmd_cells(int argc, char **argv)
 	};
 	const char *set_name = NULL;
 	struct cell_set *set;
-	struct matrix m;
 	size_t i;
-	int opt, err = 0, alone = 0;
+	int opt, err = 0;
 
-	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while (!err && (opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case 't': strlist_add(&trees, optarg); break;
 		case 'v': strlist_add(&variants, optarg); break;
 		case 'c': strlist_add(&cells, optarg); break;
 		case 's': set_name = optarg; break;
 		case 'e': set_name = "e2e"; break;
-		case 'a': alone = 1; break;
-		default: return EXIT_INFRA;
+		case 'a':
+			if (alone) {
+				*alone = 1;
+				break;
+			}
+			fprintf(stderr, "nmx: --alone: only nmx cells takes it\n");
+			err = -1;
+			break;
+		default: err = -1; break;
 		}
 	}
-	if (load_matrix(&m)) {
-		strlist_free(&trees);
-		strlist_free(&variants);
-		strlist_free(&cells);
-		return EXIT_INFRA;
-	}
-	if (!set_name) {
-		err = select_cells(&m, &trees, &variants, &cells, 0, &out);
+	if (err || optind < argc) {
+		if (optind < argc)
+			fprintf(stderr, "nmx: '%s': not an option of a selection\n", argv[optind]);
+		err = -1;
+	} else if (!set_name) {
+		err = select_cells(m, &trees, &variants, &cells, 0, out);
 	} else if (trees.n || variants.n || cells.n) {
 		fprintf(stderr, "nmx: --set %s chooses trees, variants and cells itself: name none of them\n",
 			set_name);
 		err = -1;
-	} else if (!(set = matrix_set(&m, set_name))) {
+	} else if (!(set = matrix_set(m, set_name))) {
 		fprintf(stderr, "nmx: no set '%s' in matrix.yaml; its sets:", set_name);
-		for (i = 0; i < m.nr_sets; i++)
-			fprintf(stderr, " %s", m.sets[i].name);
+		for (i = 0; i < m->nr_sets; i++)
+			fprintf(stderr, " %s", m->sets[i].name);
 		fprintf(stderr, "\n");
 		err = -1;
 	} else {
 		for (i = 0; i < set->nr_groups && !err; i++)
-			err = select_cells(&m, &set->groups[i].trees,
+			err = select_cells(m, &set->groups[i].trees,
 					   &set->groups[i].variants,
 					   &set->groups[i].cells,
-					   set->groups[i].all_cells, &out);
+					   set->groups[i].all_cells, out);
 	}
+	strlist_free(&trees);
+	strlist_free(&variants);
+	strlist_free(&cells);
+	return err;
+}
+
+int cmd_cells(int argc, char **argv)
+{
+	struct strlist out = { 0 };
+	struct matrix m;
+	size_t i;
+	int opt, err = 0, alone = 0;
+
+	if (load_matrix(&m))
+		return EXIT_INFRA;
+	err = run_selection(argc, argv, &m, &out, &alone);
 	for (i = 0; !err && i < out.n; i++) {
 		struct cell c;
 
@@ -187,9 +212,6 @@ int cmd_cells(int argc, char **argv)
 		printf("%s\n", out.v[i]);
 	}
 	matrix_free(&m);
-	strlist_free(&trees);
-	strlist_free(&variants);
-	strlist_free(&cells);
 	strlist_free(&out);
 	return err ? EXIT_INFRA : EXIT_PASS;
 }
@@ -293,9 +315,11 @@ static void suite_package(struct strlist *l, const char *suite,
 }
 
 /*
- * What the trees of matrix.yaml and every cell under arches/ need from
- * Debian, for install-deps.sh: "package NAME" lines (each once; a tree's
- * source package of this machine's release among them), "suite-package
+ * What the trees and cells of a run need from Debian (--run and the
+ * options of nmx cells, none being the default run; without --run, every
+ * tree of matrix.yaml and every cell under arches/), for install-deps.sh:
+ * "package NAME" lines (each once; a tree's source package of this
+ * machine's release among them), "suite-package
  * SUITE NAME" lines (a tree's source package from another suite, or a
  * qemu.suite cell's QEMU and its firmware: downloaded into the cache,
  * never installed) and "busybox-arch ARCH" lines (the architectures
@@ -303,22 +327,45 @@ static void suite_package(struct strlist *l, const char *suite,
  */
 int cmd_deps(int argc, char **argv)
 {
-	struct strlist names = { 0 }, packages = { 0 }, archs = { 0 };
-	struct strlist suite_packages = { 0 };
+	struct strlist trees = { 0 }, names = { 0 }, packages = { 0 };
+	struct strlist archs = { 0 }, suite_packages = { 0 }, sel = { 0 };
 	struct matrix m;
 	size_t i, k;
 	int err = 0;
 
-	if (argc != 1) {
-		fprintf(stderr, "usage: nmx deps\n");
-		return EXIT_INFRA;
-	}
 	if (load_matrix(&m))
 		return EXIT_INFRA;
-	for (i = 0; i < m.nr_trees; i++) {
-		const struct tree *t = &m.trees[i];
+	if (argc > 1) {
+		/* argv[1] is --run: getopt takes it for the program's name. */
+		if (strcmp(argv[1], "--run") ||
+		    run_selection(argc - 1, argv + 1, &m, &sel, NULL)) {
+			if (strcmp(argv[1], "--run"))
+				fprintf(stderr, "usage: nmx deps [--run [SELECTION]]\n");
+			matrix_free(&m);
+			return EXIT_INFRA;
+		}
+		for (i = 0; i < sel.n; i++) {
+			char tree[128], variant[64], cell[64];
 
-		if (!t->package)
+			if (sscanf(sel.v[i], "%127s %63s %63s", tree, variant, cell) != 3)
+				continue;
+			strlist_add_once(&trees, tree);
+			strlist_add_once(&names, cell);
+		}
+		strlist_free(&sel);
+	} else {
+		for (i = 0; i < m.nr_trees; i++)
+			strlist_add_once(&trees, m.trees[i].name);
+		if (cell_names(arches_dir, &names)) {
+			matrix_free(&m);
+			strlist_free(&trees);
+			return EXIT_INFRA;
+		}
+	}
+	for (i = 0; i < trees.n; i++) {
+		const struct tree *t = matrix_tree(&m, trees.v[i]);
+
+		if (!t || !t->package)
 			continue;
 		if (t->suite)
 			suite_package(&suite_packages, t->suite, t->package);
@@ -326,8 +373,6 @@ int cmd_deps(int argc, char **argv)
 			strlist_add_once(&packages, t->package);
 	}
 	matrix_free(&m);
-	if (cell_names(arches_dir, &names))
-		return EXIT_INFRA;
 	for (i = 0; i < names.n && !err; i++) {
 		struct cell c;
 
@@ -353,6 +398,7 @@ int cmd_deps(int argc, char **argv)
 		printf("package %s\n", packages.v[i]);
 	for (i = 0; !err && i < archs.n; i++)
 		printf("busybox-arch %s\n", archs.v[i]);
+	strlist_free(&trees);
 	strlist_free(&names);
 	strlist_free(&packages);
 	strlist_free(&archs);

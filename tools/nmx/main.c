@@ -127,8 +127,9 @@ static const struct command commands[] = {
 "        how a lava-run job ended: exit 0 it ran, 1 its time limit stopped it, 3 LAVA\n"
 "        never started QEMU (the reason on stdout); result.yaml into DIR/meta.tsv\n" },
 	{ "deps", cmd_deps, 0,
-"deps\n"
-"        the Debian packages and busybox architectures every cell of arches/ needs\n" },
+"deps [--run [--tree T]... [--variant V]... [--cell C]... [--set NAME | --e2e]]\n"
+"        the Debian packages and busybox architectures a run's trees and cells\n"
+"        need (--run alone: the default run's; no --run: every tree and cell)\n" },
 	{ "missing-tools", cmd_missing_tools, 0,
 "missing-tools TOOL...\n"
 "        the tools not on PATH, each with the Debian package that provides it\n"
