@@ -31,6 +31,9 @@ count_tap() {
 # and its sanitizer build are made before (main).
 unit_tests() {
 	local out=$1
+	# gitlab-ci-local is where the install put it: the run's cache.
+	local cache=${NMX_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/notrace-matrix}
+	export NMX_GITLAB_CI_LOCAL=$cache/npm/node_modules/.bin/gitlab-ci-local
 	export NMX_CACHE=$out/cache NMX_RESULTS=$out/results
 
 	# Lint as a test: the scripts, and the tests themselves (a bare `! cmd`

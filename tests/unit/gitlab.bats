@@ -5,7 +5,9 @@
 
 load helpers
 
-GCL=${XDG_CACHE_HOME:-$HOME/.cache}/notrace-matrix/npm/node_modules/.bin/gitlab-ci-local
+# Where install-deps.sh --tests put it: the cache of the run that
+# installed it (tests/run.sh says which), else the default cache.
+GCL=${NMX_GITLAB_CI_LOCAL:-${NMX_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/notrace-matrix}/npm/node_modules/.bin/gitlab-ci-local}
 
 @test "plan: the committed .gitlab-ci.yml is what matrix.yaml gives (regenerate: nmx plan gitlab)" {
 	run nmx plan gitlab
