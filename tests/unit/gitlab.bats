@@ -32,8 +32,9 @@ GCL=${NMX_GITLAB_CI_LOCAL:-${NMX_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/notrace-
 	run nmx plan gitlab
 	[ "$status" -eq 0 ]
 	grep -qx 'image: debian:bookworm' <<<"$output"
-	# Each cell job installs the run profile; the merge only the host tool's.
-	grep -A4 '^\.cell:$' <<<"$output" | grep -qF "scripts/install-deps.sh'"
+	# Each cell job installs the run profile of its own tree and cell; the
+	# merge only the host tool's.
+	grep -A5 '^\.cell:$' <<<"$output" | grep -qF 'scripts/install-deps.sh -- --tree "$NMX_TREE" --cell "$NMX_CELL"'"'"
 	grep -A5 '^report:$' <<<"$output" | grep -qF "scripts/install-deps.sh --no-cells'"
 	# matrix.sh itself does not install again.
 	[ "$(grep -c '\./matrix\.sh --no-install ' <<<"$output")" -eq 2 ]
