@@ -462,7 +462,10 @@ int cmd_estimate(int argc, char **argv)
 		double first_end;
 
 		strftime(at, sizeof(at), "%H:%M", localtime(&end));
-		/* Where the run has more than one tree, when the first one's last verdict comes. */
+		/*
+		 * Where the run has more than one tree, when the first
+		 * one's last verdict comes.
+		 */
 		first_end = runners ? -1 : first_tree_end(cells, n);
 		if (first_end >= 0 && first_end < total) {
 			time_t t = time(NULL) + (time_t)(first_end + 0.5);
