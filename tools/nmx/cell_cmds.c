@@ -336,11 +336,11 @@ int cmd_deps(int argc, char **argv)
 	if (load_matrix(&m))
 		return EXIT_INFRA;
 	if (argc > 1) {
+		if (strcmp(argv[1], "--run"))
+			fprintf(stderr, "usage: nmx deps [--run [SELECTION]]\n");
 		/* argv[1] is --run: getopt takes it for the program's name. */
 		if (strcmp(argv[1], "--run") ||
 		    run_selection(argc - 1, argv + 1, &m, &sel, NULL)) {
-			if (strcmp(argv[1], "--run"))
-				fprintf(stderr, "usage: nmx deps [--run [SELECTION]]\n");
 			matrix_free(&m);
 			return EXIT_INFRA;
 		}
