@@ -49,12 +49,15 @@ unit_tests() {
 
 	# The unit tests drive nmx built under ASan and UBSan (build.sh and
 	# boot.sh too, through NMX_BIN): a memory error, a leak or undefined
-	# behaviour fails the test that caused it. Each test has a scratch
-	# directory of its own, so they run side by side (GNU parallel), two
-	# per core: many wait on a fake boot, git or the disk.
-	NMX_BIN=$TOP/tools/nmx/san/nmx ASAN_OPTIONS=detect_leaks=1 \
+	# behaviour fails the test that caused it. Those of the scripts
+	# around nmx take the plain build (helpers.bash, scripts_under_test).
+	# Each test has a scratch directory of its own, so they run side by
+	# side (GNU parallel), two per core: many wait on a fake boot, git or
+	# the disk.
+	NMX_BIN=$TOP/tools/nmx/san/nmx NMX_PLAIN_BIN=$TOP/tools/nmx/nmx \
+		ASAN_OPTIONS=detect_leaks=1 \
 		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-		bats --jobs "$((2 * $(nproc)))" --tap "$TOP/tests/unit" | tee "$out/bats.tap" || true
+		bats --jobs "$((2 * $(nproc)))" --timing --tap "$TOP/tests/unit" | tee "$out/bats.tap" || true
 
 	gcc -std=gnu11 -Wall -Wextra -Werror -include string.h -I "$TOP/guest" \
 		-fsanitize=address,undefined -fno-sanitize-recover=all \

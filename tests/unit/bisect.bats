@@ -9,6 +9,7 @@
 # not confirmed, and the step command's exit codes.
 
 load helpers
+scripts_under_test
 
 # A checkout of the fake tree at $SCRATCH/mine: five commits, commit K of
 # them (1-based) doing WHAT (console LOG, or "broken": the build fails).

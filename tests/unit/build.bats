@@ -4,6 +4,7 @@
 # in the cell directory.
 
 load helpers
+scripts_under_test
 
 @test "prepare: the series applies onto a pristine git copy of the tarball" {
 	setup_fake

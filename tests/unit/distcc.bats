@@ -4,6 +4,7 @@
 # 127.0.0.1 serving this machine's compilers.
 
 load helpers
+scripts_under_test
 
 start_distccd() {
 	PORT=$((36000 + RANDOM % 1000))

@@ -6,6 +6,7 @@
 # tree as a .deb, or fails as an unreachable archive does.
 
 load helpers
+scripts_under_test
 
 # A fake apt-get on PATH: "update" fails if NMX_FAKE_APT_DOWN is set, and
 # records the sources list it was given; "download PKG" puts

@@ -4,6 +4,7 @@
 # executor on the fake tree, whose cell boots into recorded console logs.
 
 load helpers
+scripts_under_test
 
 # Where install-deps.sh --tests put it: the cache of the run that
 # installed it (tests/run.sh says which), else the default cache.

@@ -2,8 +2,24 @@
 # Shared by the unit tests: where things are, and a scratch directory.
 TESTS_DIR=$(cd "$(dirname "${BATS_TEST_FILENAME}")/.." && pwd)
 TOP=$(cd "$TESTS_DIR/.." && pwd)
-# tests/run.sh points NMX_BIN at the ASan+UBSan build.
+# tests/run.sh points NMX_BIN at the ASan+UBSan build, NMX_PLAIN_BIN at the
+# plain one (scripts_under_test).
 NMX=${NMX_BIN:-$TOP/tools/nmx/nmx}
+
+# scripts_under_test: said at the top of a file whose tests are of the
+# scripts around nmx (matrix.sh, build.sh, boot.sh on the fake tree), which
+# call nmx dozens of times a test on data the tests wrote: there the plain
+# build. A sanitized call maps ASan's shadow and ends with LeakSanitizer's
+# scan, many times the page faults of a plain one, and a virtual machine
+# can make page faults dear. The files that give nmx outside data (recorded
+# logs and runs, hostile files, injected faults, a maintainer's mail) keep
+# the sanitized build.
+scripts_under_test() {
+	if [ -n "${NMX_PLAIN_BIN:-}" ]; then
+		NMX=$NMX_PLAIN_BIN
+		export NMX_BIN=$NMX_PLAIN_BIN
+	fi
+}
 
 # `run !` (negated checks that can fail) needs bats 1.5.
 bats_require_minimum_version 1.5.0

@@ -5,6 +5,7 @@
 # exit 0; something missing: exit 2 naming it and the command to run).
 
 load helpers
+scripts_under_test
 
 setup() {
 	SCRATCH=$(mktemp -d)

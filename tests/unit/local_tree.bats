@@ -4,6 +4,7 @@
 # DIR itself is never written; bad input is said plainly.
 
 load helpers
+scripts_under_test
 
 # The bootable fake matrix, its tree's series declared for version 0.0
 # (the fake Makefile's), and a checkout of the fake tree at $SCRATCH/mine.

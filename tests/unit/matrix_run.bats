@@ -4,6 +4,7 @@
 # so each finishes BUILD_FAIL: what matters here is which cells ran.
 
 load helpers
+scripts_under_test
 
 # Three fake cells; fake2 sleeps in its kernel build when $1 is "slow".
 setup_run() {

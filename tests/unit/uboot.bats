@@ -6,6 +6,7 @@
 # names, each a uImage of its type.
 
 load helpers
+scripts_under_test
 
 setup_board() {
 	setup_boot
