@@ -3,7 +3,6 @@
 # proven topic (golden, apart from dates and hashes), a topic the run does
 # not prove refused, and no export without a person's identity.
 load helpers
-scripts_under_test
 
 # export_as NAME EMAIL: the export of the recorded run, as NAME <EMAIL>
 # (git's configuration from the environment, over any the checkout has).
